@@ -1,0 +1,148 @@
+"""Settings: one typed object, read from a TOML file and overridden by `OPSASSIST_*` environment variables.
+
+The environment wins, so an on-call engineer can change one thing for one command without editing a file.
+Every field is documented here; `opsassist config` shows the effective value of each and where it came from.
+A bad file (unreadable, not TOML, unknown key, wrong type) or a bad variable is a `ConfigError` whose text
+names the file or variable and the key.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from opsassist.errors import OpsassistError
+from opsassist.paths import Paths, resolve_paths
+
+ENV_PREFIX = "OPSASSIST_"
+# Variables with the prefix that are not settings fields.
+RESERVED_ENV = {"OPSASSIST_HOME"}
+
+
+class ConfigError(OpsassistError):
+    """The settings could not be loaded; the message is one line naming the source and key."""
+
+
+class Settings(BaseModel):
+    """Everything a user can set. Field docstrings are the documentation."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True)
+
+    model: str | None = None
+    """litellm model string, e.g. `gpt-4o-mini`, `anthropic/claude-3-5-sonnet-latest`, `openai/<name>`."""
+
+    api_base: str | None = None
+    """Base URL of an OpenAI-compatible endpoint (vLLM, LM Studio, a local server)."""
+
+    api_key_env: str | None = None
+    """Name of the environment variable holding the API key; the key itself is never stored."""
+
+    decay_mode: Literal["turns", "minutes"] = "turns"
+    """How a message ages: by turns since it was sent, or by wall-clock minutes (half-life)."""
+
+    decay_rate: float = Field(default=0.05, ge=0.0)
+    """Per-turn decay rate in `w = max(min_weight, exp(-decay_rate * age))`."""
+
+    min_weight: float = Field(default=0.2, ge=0.0, le=1.0)
+    """Floor of a message's weight, so old references still resolve."""
+
+    half_life_minutes: float = Field(default=30.0, gt=0.0)
+    """With `decay_mode = "minutes"`: minutes after which a message's weight halves."""
+
+    verbatim_threshold: float = Field(default=0.4, ge=0.0, le=1.0)
+    """Messages weighing more than this go out verbatim; the rest go out condensed."""
+
+    token_budget: int | None = Field(default=None, gt=0)
+    """Optional cap on tokens of the whole compiled payload; over it, older history is condensed further."""
+
+
+@dataclass(frozen=True)
+class LoadedSettings:
+    settings: Settings
+    sources: dict[str, str]
+    """Field name -> where its value came from: `default`, the config file's path, or `env OPSASSIST_X`."""
+    paths: Paths
+
+
+def _first_error(exc: ValidationError) -> tuple[str, str]:
+    err = exc.errors()[0]
+    key = ".".join(str(p) for p in err["loc"]) or "(top level)"
+    return key, err["msg"]
+
+
+def _read_file(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        with path.open("rb") as fh:
+            data = tomllib.load(fh)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read config file: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not valid TOML: file is not UTF-8") from None
+    try:
+        # Strict: a file that says decay_rate = "0.1" has a type error, not a value.
+        Settings.model_validate(data, strict=True)
+    except ValidationError as exc:
+        key, msg = _first_error(exc)
+        if msg.startswith("Extra inputs"):
+            msg = "unknown key"
+        raise ConfigError(f"{path}: key '{key}': {msg}") from None
+    return data
+
+
+def _parse_env_value(raw: str) -> Any:
+    """Environment values are strings; JSON literals (numbers, booleans, lists) are decoded, the rest kept."""
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw
+
+
+def _takes_text(field: str) -> bool:
+    annotation = Settings.model_fields[field].annotation
+    return annotation is str or str in get_args(annotation)
+
+
+def _read_env(environ: dict[str, str] | os._Environ[str]) -> tuple[dict[str, Any], dict[str, str]]:
+    values: dict[str, Any] = {}
+    names: dict[str, str] = {}
+    for var, raw in environ.items():
+        if not var.startswith(ENV_PREFIX) or var in RESERVED_ENV:
+            continue
+        key = var[len(ENV_PREFIX) :].lower()
+        if key not in Settings.model_fields:
+            raise ConfigError(f"environment variable {var}: unknown setting '{key}'")
+        values[key] = raw if _takes_text(key) else _parse_env_value(raw)
+        names[key] = var
+    return values, names
+
+
+def load_settings(environ: dict[str, str] | None = None) -> LoadedSettings:
+    env = os.environ if environ is None else environ
+    paths = resolve_paths(dict(env))
+    file_values = _read_file(paths.config_file)
+    env_values, env_names = _read_env(env)
+    try:
+        settings = Settings.model_validate({**file_values, **env_values})
+    except ValidationError as exc:
+        key, msg = _first_error(exc)
+        source = f"environment variable {env_names[key]}" if key in env_names else str(paths.config_file)
+        raise ConfigError(f"{source}: key '{key}': {msg}") from None
+    sources = {}
+    for name in Settings.model_fields:
+        if name in env_names:
+            sources[name] = f"env {env_names[name]}"
+        elif name in file_values:
+            sources[name] = str(paths.config_file)
+        else:
+            sources[name] = "default"
+    return LoadedSettings(settings=settings, sources=sources, paths=paths)

@@ -1,0 +1,294 @@
+"""Offline review of the incident record: session lists, transcripts, search hits and exports.
+
+Everything printed to a terminal passes through `terminal_safe`, and Rich renders content as `Text`, never
+as markup, so a pasted log cannot drive the terminal or inject styles. JSON keeps content exactly as stored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from rich.console import Console, Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from opsassist.store import Message, Pin, SearchHit, SessionSummary, Store
+from opsassist.store.models import SNIPPET_CLOSE, SNIPPET_OPEN
+from opsassist.textsafe import terminal_safe
+
+ROLE_STYLE = {"user": "bold cyan", "assistant": "bold green", "system": "bold magenta", "tool": "bold yellow"}
+KIND_LABEL = {
+    "think": "think (hidden from chat)",
+    "nudge": "nudge",
+    "tool_call": "tool call",
+    "tool_result": "tool result",
+    "guard": "guard",
+    "approval": "approval",
+    "note": "note",
+}
+
+
+def short_time(stamp: str) -> str:
+    """`2026-11-29T15:02:11.123+00:00` -> `2026-11-29 15:02:11`."""
+    return stamp[:19].replace("T", " ")
+
+
+# -- documents (the JSON shapes) ------------------------------------------------------------------------
+
+
+def session_json(summary: SessionSummary) -> dict[str, Any]:
+    return asdict(summary)
+
+
+def message_json(message: Message, pinned: bool) -> dict[str, Any]:
+    return {**asdict(message), "pinned": pinned}
+
+
+def session_document(store: Store, session_id: str) -> dict[str, Any]:
+    """Everything recorded for one session, as plain JSON-ready data."""
+    pins = store.pins(session_id, active_only=False)
+    active = {p.message_id for p in pins if p.active}
+    return {
+        "session": session_json(store.session(session_id)),
+        "pins": [asdict(p) for p in pins],
+        "messages": [message_json(m, m.id in active) for m in store.messages(session_id)],
+        "events": store.events(session_id),
+    }
+
+
+def hit_json(hit: SearchHit) -> dict[str, Any]:
+    data = asdict(hit)
+    data["snippet"] = hit.snippet.replace(SNIPPET_OPEN, "«").replace(SNIPPET_CLOSE, "»")
+    return data
+
+
+# -- Rich views -----------------------------------------------------------------------------------------
+
+
+def sessions_table(sessions: list[SessionSummary]) -> RenderableType:
+    if not sessions:
+        return Text("No sessions yet. Start one with `opsassist`, or bring one in with `opsassist import FILE.jsonl`.")
+    table = Table(title="Sessions (newest activity first, times UTC)", title_justify="left", expand=False)
+    table.add_column("id", style="bold", no_wrap=True)
+    table.add_column("title", overflow="ellipsis", max_width=60)
+    table.add_column("messages", justify="right")
+    table.add_column("pins", justify="right")
+    table.add_column("started", no_wrap=True)
+    table.add_column("last activity", no_wrap=True)
+    for s in sessions:
+        table.add_row(
+            s.id,
+            Text(terminal_safe(s.title or "(untitled)")),
+            str(s.messages),
+            Text(f"📌 {s.pins}", style="bold red") if s.pins else Text("0", style="dim"),
+            short_time(s.created_at),
+            short_time(s.updated_at),
+        )
+    return table
+
+
+def _message_header(message: Message, pin: Pin | None) -> Text:
+    header = Text()
+    header.append(f"#{message.id} ", style="dim")
+    header.append(short_time(message.created_at), style="dim")
+    header.append("  ")
+    header.append(message.role, style=ROLE_STYLE.get(message.role, "bold"))
+    if message.kind != "chat":
+        header.append(f"  [{KIND_LABEL.get(message.kind, message.kind)}]", style="italic")
+    if pin is not None:
+        header.append(f"  📌 PINNED red line (pin {pin.id})", style="bold red")
+    return header
+
+
+def _event_line(event: dict[str, Any]) -> Text:
+    payload = event["payload"]
+    kind = event["type"]
+    style = {"blocked": "bold red", "approval_required": "bold yellow", "approved": "green", "denied": "red"}
+    line = Text()
+    line.append(f"   ⟡ {short_time(event['created_at'])} ", style="dim")
+    line.append(kind, style=style.get(kind, "bold"))
+    summary = payload.get("summary") or payload.get("command") or payload.get("tool") or ""
+    if summary:
+        line.append("  " + terminal_safe(str(summary)))
+    return line
+
+
+def transcript(store: Store, session_id: str) -> RenderableType:
+    summary = store.session(session_id)
+    pins = {p.message_id: p for p in store.pins(session_id)}
+    messages = store.messages(session_id)
+    events = store.events(session_id)
+    parts: list[RenderableType] = []
+    head = Text()
+    head.append(f"Session {summary.id}", style="bold")
+    head.append(f"  {terminal_safe(summary.title or '(untitled)')}\n")
+    head.append(
+        f"started {short_time(summary.created_at)} UTC · last activity {short_time(summary.updated_at)} UTC · "
+        f"{summary.messages} messages · {summary.pins} active pins",
+        style="dim",
+    )
+    parts.append(head)
+    if pins:
+        pin_lines = Text()
+        for pin in pins.values():
+            text = next((m.content for m in messages if m.id == pin.message_id), "")
+            pin_lines.append(f"📌 #{pin.message_id}  ", style="bold red")
+            pin_lines.append(terminal_safe(text) + "\n")
+        parts.append(Panel(pin_lines, title="Red lines in force", border_style="red", title_align="left"))
+    # Messages and events in time order; a message comes before an event with the same stamp.
+    timeline: list[tuple[str, int, Any]] = [(m.created_at, 0, m) for m in messages]
+    timeline += [(e["created_at"], 1, e) for e in events]
+    timeline.sort(key=lambda item: (item[0], item[1]))
+    for _, is_event, item in timeline:
+        if is_event:
+            parts.append(_event_line(item))
+            continue
+        pin = pins.get(item.id)
+        body = Text(terminal_safe(item.content), style="dim" if item.kind == "think" else "")
+        parts.append(Text(""))
+        parts.append(_message_header(item, pin))
+        parts.append(Panel(body, border_style="red") if pin else body)
+    return Group(*parts)
+
+
+def search_table(query: str, hits: list[SearchHit]) -> RenderableType:
+    if not hits:
+        return Text(f"No messages match {terminal_safe(query)!r}.")
+    table = Table(title=f"Search: {terminal_safe(query)} (best first)", title_justify="left")
+    table.add_column("session", no_wrap=True, style="bold")
+    table.add_column("msg", justify="right", no_wrap=True)
+    table.add_column("when (UTC)", no_wrap=True)
+    table.add_column("role", no_wrap=True)
+    table.add_column("snippet")
+    for hit in hits:
+        table.add_row(
+            hit.session_id,
+            f"#{hit.message_id}",
+            short_time(hit.created_at),
+            Text(hit.role, style=ROLE_STYLE.get(hit.role, "")),
+            highlighted_snippet(hit.snippet),
+        )
+    return table
+
+
+def highlighted_snippet(snippet: str) -> Text:
+    text = Text()
+    highlight = False
+    for piece in _split_markers(snippet):
+        if piece == SNIPPET_OPEN:
+            highlight = True
+        elif piece == SNIPPET_CLOSE:
+            highlight = False
+        else:
+            text.append(terminal_safe(piece).replace("\n", " ⏎ "), style="bold black on yellow" if highlight else "")
+    return text
+
+
+def _split_markers(snippet: str) -> list[str]:
+    out: list[str] = []
+    buf = ""
+    for ch in snippet:
+        if ch in (SNIPPET_OPEN, SNIPPET_CLOSE):
+            if buf:
+                out.append(buf)
+                buf = ""
+            out.append(ch)
+        else:
+            buf += ch
+    if buf:
+        out.append(buf)
+    return out
+
+
+# -- Markdown export (a post-incident timeline) ---------------------------------------------------------
+
+
+def _md_block(text: str) -> str:
+    """Quote text as a Markdown blockquote so pasted logs keep their lines and cannot break the page."""
+    return "\n".join("> " + line if line else ">" for line in terminal_safe(text).split("\n"))
+
+
+def _md_fence(text: str) -> str:
+    fence = "```"
+    while fence in text:
+        fence += "`"
+    return f"{fence}\n{terminal_safe(text)}\n{fence}"
+
+
+def export_markdown(store: Store, session_id: str) -> str:
+    doc = session_document(store, session_id)
+    session = doc["session"]
+    by_id = {m["id"]: m for m in doc["messages"]}
+    out: list[str] = []
+    out.append(f"# Incident timeline: {terminal_safe(session['title'] or 'untitled session')}")
+    out.append("")
+    out.append(f"- Session: `{session['id']}`")
+    out.append(f"- Started: {short_time(session['created_at'])} UTC")
+    out.append(f"- Last activity: {short_time(session['updated_at'])} UTC")
+    out.append(f"- Messages: {session['messages']}")
+    out.append("")
+    out.append("## Red lines (pinned)")
+    out.append("")
+    pins = doc["pins"]
+    if not pins:
+        out.append("No message was pinned in this session.")
+    for pin in pins:
+        text = by_id.get(pin["message_id"], {}).get("content", "")
+        state = "in force" if pin["unpinned_at"] is None else f"unpinned {short_time(pin['unpinned_at'])} UTC"
+        out.append(f"**Pin {pin['id']}** (message #{pin['message_id']}, pinned {short_time(pin['pinned_at'])} UTC, {state})")
+        out.append("")
+        out.append(_md_block(text))
+        if pin["rules"]:
+            out.append("")
+            out.append("Rules enforced: " + ", ".join(str(r.get("summary") or r.get("id")) for r in pin["rules"]))
+        out.append("")
+    blocked = [e for e in doc["events"] if e["type"] == "blocked"]
+    approvals = [e for e in doc["events"] if e["type"] in ("approval_required", "approved", "denied", "expired")]
+    out.append("## Timeline")
+    out.append("")
+    timeline: list[tuple[str, int, dict[str, Any]]] = [(m["created_at"], 0, m) for m in doc["messages"]]
+    timeline += [(e["created_at"], 1, e) for e in doc["events"]]
+    timeline.sort(key=lambda item: (item[0], item[1]))
+    for _, is_event, item in timeline:
+        if is_event:
+            out.append(f"- **{item['type'].replace('_', ' ')}** at {short_time(item['created_at'])} UTC: "
+                       f"{_event_summary(item)}")
+            out.append("")
+            continue
+        kind = "" if item["kind"] == "chat" else f" ({KIND_LABEL.get(item['kind'], item['kind'])})"
+        pin_mark = " — 📌 pinned red line" if item["pinned"] else ""
+        out.append(f"### {short_time(item['created_at'])} UTC · {item['role']}{kind}{pin_mark}")
+        out.append("")
+        out.append(_md_fence(item["content"]) if item["role"] == "tool" else _md_block(item["content"]))
+        out.append("")
+    if blocked:
+        out.append("## Blocked commands")
+        out.append("")
+        for e in blocked:
+            out.append(f"- {short_time(e['created_at'])} UTC: {_event_summary(e)}")
+        out.append("")
+    if approvals:
+        out.append("## Approvals")
+        out.append("")
+        for e in approvals:
+            out.append(f"- {short_time(e['created_at'])} UTC, {e['type'].replace('_', ' ')}: {_event_summary(e)}")
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _event_summary(event: dict[str, Any]) -> str:
+    payload = event["payload"]
+    parts = []
+    if payload.get("command"):
+        parts.append(f"`{terminal_safe(str(payload['command']))}`")
+    elif payload.get("tool"):
+        parts.append(f"`{terminal_safe(str(payload['tool']))}`")
+    if payload.get("summary"):
+        parts.append(terminal_safe(str(payload["summary"])))
+    return " — ".join(parts) or "(no details)"
+
+
+def print_renderable(renderable: RenderableType) -> None:
+    Console(highlight=False, emoji=False).print(renderable)
