@@ -111,6 +111,26 @@ def _rule_deriver() -> Callable[[str], tuple[list[dict[str, Any]], list[str]]] |
     return derive_rules_for_store
 
 
+def cmd_context(args: argparse.Namespace) -> int:
+    from opsassist import review
+    from opsassist.agent.llm import FALLBACK_TOKEN_MODEL, token_counter
+    from opsassist.agent.session_context import compile_session
+    from opsassist.config import load_settings
+
+    settings = load_settings().settings
+    store = _open_store()
+    session_id = store.resolve_session(args.id)
+    token_model = settings.model or FALLBACK_TOKEN_MODEL
+    compiled = compile_session(
+        store, session_id, settings, token_counter(token_model), token_model=token_model, query=args.query
+    )
+    if args.json:
+        _print_json(review.context_json(session_id, token_model, compiled))
+    else:
+        review.print_renderable(review.context_view(session_id, token_model, compiled))
+    return EXIT_OK
+
+
 # -- settings -------------------------------------------------------------------------------------------
 
 
@@ -188,20 +208,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_config)
 
-    _add_later_commands(sub)
+    p = sub.add_parser("context", help="show exactly what the model would receive next, with weights and tokens")
+    p.add_argument("id", help="session id or a unique prefix of it")
+    p.add_argument("--query", help="compile as if this were the next user message")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_context)
+
     return parser
-
-
-def _add_later_commands(sub: argparse._SubParsersAction[Any]) -> None:
-    """Commands whose modules register themselves (context, guard, ...)."""
-    for module_name in ("opsassist.context.cli", "opsassist.guard.cli"):
-        try:
-            module = __import__(module_name, fromlist=["register"])
-        except ModuleNotFoundError as exc:
-            if exc.name != module_name:
-                raise
-            continue
-        module.register(sub)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -14,6 +14,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from opsassist.context import CompiledContext
+from opsassist.context.compiler import BRIEF_HEADER
 from opsassist.store import Message, Pin, SearchHit, SessionSummary, Store
 from opsassist.store.models import SNIPPET_CLOSE, SNIPPET_OPEN
 from opsassist.textsafe import terminal_safe
@@ -292,3 +294,93 @@ def _event_summary(event: dict[str, Any]) -> str:
 
 def print_renderable(renderable: RenderableType) -> None:
     Console(highlight=False, emoji=False).print(renderable)
+
+
+# -- the context inspector ------------------------------------------------------------------------------
+
+
+def weight_bar(weight: float, width: int = 10) -> str:
+    filled = round(weight * width)
+    return "█" * filled + "░" * (width - filled)
+
+
+def context_json(session_id: str, token_model: str, compiled: CompiledContext) -> dict[str, Any]:
+    return {
+        "session_id": session_id,
+        "token_model": token_model,
+        "raw_tokens": compiled.raw_tokens,
+        "compiled_tokens": compiled.compiled_tokens,
+        "saving": round(compiled.saving, 4),
+        "block_index": compiled.block_index,
+        "newest_index": compiled.newest_index,
+        "pins": [asdict(p) for p in compiled.pins],
+        "payload": [
+            {**item, "tokens": tokens}
+            for item, tokens in zip(compiled.payload, compiled.payload_tokens, strict=True)
+        ],
+        "sources": [
+            {
+                "id": e.message_id,
+                "role": e.role,
+                "kind": e.kind,
+                "turn": e.turn,
+                "weight": round(e.weight, 4),
+                "treatment": e.treatment,
+                "condensed": e.treatment in ("condensed", "omitted"),
+                "raw_tokens": e.raw_tokens,
+                "payload_index": e.payload_index,
+            }
+            for e in compiled.sources
+        ],
+    }
+
+
+TREATMENT_STYLE = {
+    "verbatim": "green",
+    "condensed": "dim",
+    "omitted": "dim strike",
+    "pinned": "bold red",
+    "newest": "bold cyan",
+    "current": "cyan",
+}
+
+
+def context_view(session_id: str, token_model: str, compiled: CompiledContext) -> RenderableType:
+    table = Table(title=f"Sources of the next request for session {session_id}", title_justify="left")
+    table.add_column("msg", justify="right", no_wrap=True)
+    table.add_column("turn", justify="right")
+    table.add_column("role", no_wrap=True)
+    table.add_column("weight", no_wrap=True)
+    table.add_column("sent as", no_wrap=True)
+    table.add_column("tokens", justify="right")
+    table.add_column("→ payload", justify="right")
+    for e in compiled.sources:
+        style = TREATMENT_STYLE[e.treatment]
+        shown_weight = "held 1.00 (pinned)" if e.treatment == "pinned" else f"{weight_bar(e.weight)} {e.weight:.2f}"
+        table.add_row(
+            f"#{e.message_id}" if e.message_id else "query",
+            str(e.turn),
+            e.role if e.kind == "chat" else f"{e.role}/{e.kind}",
+            Text(shown_weight, style=style),
+            Text(e.treatment, style=style),
+            str(e.raw_tokens),
+            "" if e.payload_index is None else f"[{e.payload_index}]",
+        )
+    parts: list[RenderableType] = [table]
+    totals = Text()
+    totals.append(f"tokens ({token_model}): compiled {compiled.compiled_tokens} of raw {compiled.raw_tokens}")
+    totals.append(f"  ({compiled.saving:.1%} saved)", style="bold")
+    parts.append(totals)
+    parts.append(Text("Payload, in order:", style="bold"))
+    for index, (item, tokens) in enumerate(zip(compiled.payload, compiled.payload_tokens, strict=True)):
+        if index == compiled.block_index:
+            title, border = f"[{index}] pin block (current, highest priority) · {tokens} tokens", "red"
+        elif index == compiled.newest_index:
+            title, border = f"[{index}] newest user message · {tokens} tokens", "cyan"
+        elif item["content"].startswith(BRIEF_HEADER):
+            title, border = f"[{index}] history brief · {tokens} tokens", "bright_black"
+        else:
+            title, border = f"[{index}] {item['role']} · {tokens} tokens", "green"
+        parts.append(Panel(Text(terminal_safe(item["content"] or "")), title=title, title_align="left",
+                           border_style=border))
+    return Group(*parts)
