@@ -19,8 +19,29 @@ from common import report, time_process  # noqa: E402
 from opsassist.store import open_store  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "out" / "store"
-WORDS = ("gateway pgbouncer replica timeout pool latency checkout rollback lock vacuum disk cpu memory "
-         "kubectl journalctl upstream deploy canary error warning retry").split()
+WORDS = [
+    "gateway",
+    "pgbouncer",
+    "replica",
+    "timeout",
+    "pool",
+    "latency",
+    "checkout",
+    "rollback",
+    "lock",
+    "vacuum",
+    "disk",
+    "cpu",
+    "memory",
+    "kubectl",
+    "journalctl",
+    "upstream",
+    "deploy",
+    "canary",
+    "error",
+    "warning",
+    "retry",
+]
 
 
 def build_big_db(home: Path, messages: int = 200_000, sessions: int = 400) -> None:
@@ -36,7 +57,15 @@ def build_big_db(home: Path, messages: int = 200_000, sessions: int = 400) -> No
         rows = []
         for i in range(per):
             text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 60)))
-            rows.append(("user" if i % 2 == 0 else "assistant", "chat", f"{text} host-{rng.randint(1, 99)}", None, None))
+            rows.append(
+                (
+                    "user" if i % 2 == 0 else "assistant",
+                    "chat",
+                    f"{text} host-{rng.randint(1, 99)}",
+                    None,
+                    None,
+                )
+            )
         store.add_messages(sid, rows)
     store.close()
     print(f"built {messages} messages in {sessions} sessions in {time.perf_counter() - start:.1f} s")
@@ -50,8 +79,11 @@ def main() -> int:
     ok = True
     ok &= report("opsassist sessions (200k messages, whole process)", *time_process(["sessions"], env), 0.5)
     ok &= report("opsassist sessions --json", *time_process(["sessions", "--json"], env), 0.5)
-    ok &= report("opsassist search 'pgbouncer timeout' (whole process)",
-                 *time_process(["search", "pgbouncer timeout"], env), 0.5)
+    ok &= report(
+        "opsassist search 'pgbouncer timeout' (whole process)",
+        *time_process(["search", "pgbouncer timeout"], env),
+        0.5,
+    )
     ok &= report("opsassist search rollback --json", *time_process(["search", "rollback", "--json"], env), 0.5)
 
     with tempfile.TemporaryDirectory() as tmp:

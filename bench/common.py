@@ -15,8 +15,12 @@ def time_process(args: list[str], env: dict[str, str], runs: int = 7) -> tuple[f
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "opsassist", *args], env={**os.environ, **env},
-                       stdout=subprocess.DEVNULL, check=True)
+        subprocess.run(
+            [sys.executable, "-m", "opsassist", *args],
+            env={**os.environ, **env},
+            stdout=subprocess.DEVNULL,
+            check=True,
+        )
         times.append(time.perf_counter() - start)
     return statistics.median(times), max(times)
 
@@ -32,6 +36,8 @@ def time_call(fn: Callable[[], object], runs: int = 5) -> tuple[float, float]:
 
 def report(name: str, median: float, worst: float, target: float) -> bool:
     ok = worst < target
-    print(f"{name:<58} median {median * 1000:8.1f} ms  worst {worst * 1000:8.1f} ms  "
-          f"target < {target * 1000:.0f} ms  {'OK' if ok else 'MISSED'}")
+    print(
+        f"{name:<58} median {median * 1000:8.1f} ms  worst {worst * 1000:8.1f} ms  "
+        f"target < {target * 1000:.0f} ms  {'OK' if ok else 'MISSED'}"
+    )
     return ok

@@ -14,9 +14,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "incident_50_rounds.jsonl"
-RED_LINE = (
-    "Production read-only: never run DROP or DELETE, never kill -9 anything, never restart the core gateway."
-)
+RED_LINE = "Production read-only: never run DROP or DELETE, never kill -9 anything, never restart the core gateway."
 # Identifiers that appear only in rounds 1-8; the context benchmark checks each one survives condensation.
 EARLY_IDS = [
     "INC-4821",
@@ -43,7 +41,7 @@ def log_paste(rng: random.Random, lines: int) -> str:
         req = f"req-{rng.getrandbits(32):08x}"
         latency = rng.randint(2900, 30000)
         out.append(
-            f"{ts} core-gateway[48213]: level=error msg=\"upstream failed\" code={code} upstream={upstream} "
+            f'{ts} core-gateway[48213]: level=error msg="upstream failed" code={code} upstream={upstream} '
             f"request_id={req} route=/api/v2/checkout latency_ms={latency}"
         )
     return "\n".join(out)

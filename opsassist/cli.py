@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -44,75 +45,67 @@ def _open_store() -> Any:
 
 
 def cmd_sessions(args: argparse.Namespace) -> int:
-    from opsassist import review
+    from opsassist import render
 
     store = _open_store()
     sessions = store.list_sessions(limit=args.limit)
     if args.json:
-        _print_json([review.session_json(s) for s in sessions])
+        _print_json([render.session_json(s) for s in sessions])
     else:
-        review.print_renderable(review.sessions_table(sessions))
+        render.print_renderable(render.sessions_table(sessions))
     return EXIT_OK
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from opsassist import review
+    from opsassist import render
 
     store = _open_store()
     session_id = store.resolve_session(args.id)
     if args.json:
-        _print_json(review.session_document(store, session_id))
+        _print_json(render.session_document(store, session_id))
     else:
-        review.print_renderable(review.transcript(store, session_id))
+        render.print_renderable(render.transcript(store, session_id))
     return EXIT_OK
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from opsassist import review
+    from opsassist import render
 
     store = _open_store()
     hits = store.search(args.query, limit=args.limit)
     if args.json:
-        _print_json([review.hit_json(h) for h in hits])
+        _print_json([render.hit_json(h) for h in hits])
     else:
-        review.print_renderable(review.search_table(args.query, hits))
+        render.print_renderable(render.search_table(args.query, hits))
     return EXIT_OK
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from opsassist import review
+    from opsassist import render
 
     store = _open_store()
     session_id = store.resolve_session(args.id)
     if args.format == "json":
-        _print_json(review.session_document(store, session_id))
+        _print_json(render.session_document(store, session_id))
     else:
-        sys.stdout.write(review.export_markdown(store, session_id))
+        sys.stdout.write(render.export_markdown(store, session_id))
     return EXIT_OK
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    from opsassist.guard.rules import derive_rules_for_store
     from opsassist.store.importer import import_records, parse_jsonl
 
     path = Path(args.file)
     records = parse_jsonl(path)  # checks the whole file before opening the database
     store = _open_store()
-    session_id = import_records(store, records, title=args.title or path.stem, derive_rules=_rule_deriver())
+    session_id = import_records(store, records, title=args.title or path.stem, derive_rules=derive_rules_for_store)
     print(session_id)
     return EXIT_OK
 
 
-def _rule_deriver() -> Callable[[str], tuple[list[dict[str, Any]], list[str]]] | None:
-    """The guard's rule derivation, when the guard is installed (it is pure: text in, rules out)."""
-    try:
-        from opsassist.guard.rules import derive_rules_for_store
-    except ImportError:
-        return None
-    return derive_rules_for_store
-
-
 def cmd_context(args: argparse.Namespace) -> int:
-    from opsassist import review
+    from opsassist import render
     from opsassist.agent.llm import FALLBACK_TOKEN_MODEL, token_counter
     from opsassist.agent.session_context import compile_session
     from opsassist.config import load_settings
@@ -125,9 +118,117 @@ def cmd_context(args: argparse.Namespace) -> int:
         store, session_id, settings, token_counter(token_model), token_model=token_model, query=args.query
     )
     if args.json:
-        _print_json(review.context_json(session_id, token_model, compiled))
+        _print_json(render.context_json(session_id, token_model, compiled))
     else:
-        review.print_renderable(review.context_view(session_id, token_model, compiled))
+        render.print_renderable(render.context_view(session_id, token_model, compiled))
+    return EXIT_OK
+
+
+# -- guard --------------------------------------------------------------------------------------------
+
+
+class _PinAction(argparse.Action):
+    """`--pin TEXT` starts a pin; `--pattern RE` attaches an explicit pattern to the pin before it."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        pins = list(getattr(namespace, "pins", None) or [])
+        if option_string == "--pin":
+            pins.append({"text": values, "patterns": []})
+        elif not pins:
+            parser.error("--pattern must follow the --pin it belongs to")
+        else:
+            pins[-1]["patterns"].append(values)
+        namespace.pins = pins
+
+
+def _guard_pins(args: argparse.Namespace) -> list[Any]:
+    from opsassist.guard import PinRules
+    from opsassist.guard.rules import check_pattern
+
+    pins: list[PinRules] = []
+    if args.session:
+        store = _open_store()
+        session_id = store.resolve_session(args.session)
+        messages = {m.id: m for m in store.messages(session_id)}
+        for pin in store.pins(session_id):
+            pins.append(PinRules.from_text(pin.id, messages[pin.message_id].content, pin.patterns))
+    next_id = max((p.pin_id for p in pins), default=0) + 1
+    for offset, spec in enumerate(args.pins or []):
+        for pattern in spec["patterns"]:
+            problem = check_pattern(pattern)
+            if problem:
+                raise UsageError(f"--pattern {pattern!r}: {problem}")
+        pins.append(PinRules.from_text(next_id + offset, spec["text"], spec["patterns"]))
+    return pins
+
+
+def _guard_commands(args: argparse.Namespace) -> list[str]:
+    if sum(x is not None and x != [] for x in (args.command_words or None, args.batch, args.jsonl)) != 1:
+        raise UsageError("give exactly one of: -- COMMAND, --batch FILE, --jsonl FILE")
+    if args.command_words:
+        # One argument is a whole command line as typed; several are argv the calling shell already split.
+        words = args.command_words
+        return [words[0] if len(words) == 1 else shlex.join(words)]
+    path = args.batch or args.jsonl
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    if args.batch:
+        return [line for line in text.split("\n") if line.strip()]
+    commands = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"{path}:{number}: malformed JSON: {exc.msg}") from None
+        if not isinstance(obj, dict) or not isinstance(obj.get("command"), str):
+            raise UsageError(f'{path}:{number}: expected {{"command": "..."}}')
+        commands.append(obj["command"])
+    return commands
+
+
+def cmd_guard_check(args: argparse.Namespace) -> int:
+    from opsassist import render
+    from opsassist.guard import check_command
+
+    commands = _guard_commands(args)
+    pins = _guard_pins(args)
+    if not args.json:
+        for pin in pins:
+            if not pin.rules:
+                render.print_renderable(render.ruleless_pin_warning(pin.pin_id, pin.text))
+    for command in commands:
+        verdict = check_command(command, pins)
+        if args.json:
+            sys.stdout.write(json.dumps(verdict.to_dict(), ensure_ascii=False) + "\n")
+        else:
+            render.print_renderable(render.verdict_view(verdict))
+    return EXIT_OK
+
+
+def cmd_guard_explain(args: argparse.Namespace) -> int:
+    from opsassist import render
+    from opsassist.guard.explain import explain_pin
+    from opsassist.guard.rules import check_pattern
+
+    for pattern in args.pattern or []:
+        problem = check_pattern(pattern)
+        if problem:
+            raise UsageError(f"--pattern {pattern!r}: {problem}")
+    explanations = explain_pin(args.text, args.pattern)
+    if args.json:
+        _print_json(render.explanations_json(args.text, explanations))
+    else:
+        render.print_renderable(render.explanations_view(args.text, explanations))
     return EXIT_OK
 
 
@@ -153,7 +254,7 @@ def cmd_config(args: argparse.Namespace) -> int:
     from rich.table import Table
     from rich.text import Text
 
-    from opsassist.review import print_renderable
+    from opsassist.render import print_renderable
 
     table = Table(title="Effective settings", title_justify="left")
     table.add_column("setting", style="bold", no_wrap=True)
@@ -213,6 +314,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--query", help="compile as if this were the next user message")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_context)
+
+    guard = sub.add_parser("guard", help="check commands against pinned red lines")
+    guard_sub = guard.add_subparsers(dest="guard_command", metavar="SUBCOMMAND", parser_class=_Parser, required=True)
+    p = guard_sub.add_parser("check", help="the verdict for each command: allow, approve or block")
+    p.add_argument("--pin", action=_PinAction, dest="pins", metavar="TEXT", help="a red line, as pinned text")
+    p.add_argument(
+        "--pattern",
+        action=_PinAction,
+        dest="pins",
+        metavar="REGEX",
+        help="an explicit pattern attached to the --pin before it",
+    )
+    p.add_argument("--session", metavar="ID", help="also use the active pins of this session")
+    p.add_argument("--json", action="store_true", help="one JSON verdict a line")
+    p.add_argument("--batch", metavar="FILE", help="one command a line ('-' for stdin)")
+    p.add_argument("--jsonl", metavar="FILE", help='one {"command": ...} a line, for multi-line commands')
+    p.add_argument("command_words", nargs="*", metavar="-- COMMAND", help="the command, after --")
+    p.set_defaults(func=cmd_guard_check)
+    p = guard_sub.add_parser("explain", help="the rules a pin's text yields, with checked examples")
+    p.add_argument("text", help="the pin's text")
+    p.add_argument("--pattern", action="append", metavar="REGEX", help="an explicit pattern attached to it")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_guard_explain)
 
     return parser
 

@@ -84,9 +84,19 @@ def test_identifiers_survive_condensation() -> None:
         "trace 3f9a1c2e-1b2c-4d5e-8f90-1234567890ab at https://grafana.example.com/d/gw."
     )
     found = extract_identifiers(text)
-    for ident in ["INC-4821", "PID 48213", "gw-edge-1", "10.0.4.17:6432", "ERR_UPSTREAM_TIMEOUT",
-                  "/var/log/core-gateway/error.log", "req-7f3a9c2e", "deploy/core-gateway", "HTTP 502",
-                  "3f9a1c2e-1b2c-4d5e-8f90-1234567890ab", "https://grafana.example.com/d/gw."]:
+    for ident in [
+        "INC-4821",
+        "PID 48213",
+        "gw-edge-1",
+        "10.0.4.17:6432",
+        "ERR_UPSTREAM_TIMEOUT",
+        "/var/log/core-gateway/error.log",
+        "req-7f3a9c2e",
+        "deploy/core-gateway",
+        "HTTP 502",
+        "3f9a1c2e-1b2c-4d5e-8f90-1234567890ab",
+        "https://grafana.example.com/d/gw.",
+    ]:
         assert ident.rstrip(".") in [f.rstrip(".") for f in found], ident
     assert "read-only" not in extract_identifiers("production is read-only, follow-up later")
 
@@ -141,8 +151,18 @@ def test_incident_at_round_50() -> None:
     # The pin left the history: it appears once, in the block.
     assert sum(pins[0].text in item["content"] for item in payload) == 1
     text = "\n".join(item["content"] for item in payload)
-    for ident in ["INC-4821", "db-prod-3", "10.0.4.17", "PID 48213", "req-7f3a9c2e", "pgbouncer-2",
-                  "/var/log/core-gateway/error.log", "ERR_UPSTREAM_TIMEOUT", "10.0.4.22", "CHG-1193"]:
+    for ident in [
+        "INC-4821",
+        "db-prod-3",
+        "10.0.4.17",
+        "PID 48213",
+        "req-7f3a9c2e",
+        "pgbouncer-2",
+        "/var/log/core-gateway/error.log",
+        "ERR_UPSTREAM_TIMEOUT",
+        "10.0.4.22",
+        "CHG-1193",
+    ]:
         assert ident in text, ident
     assert compiled.compiled_tokens <= 0.23 * compiled.raw_tokens
     treatments = {e.message_id: e.treatment for e in compiled.sources}
@@ -158,11 +178,16 @@ def test_block_is_byte_stable_and_pin_ordered() -> None:
     first = render_block(pins)
     assert first == render_block(list(pins))
     assert first.index("never DROP") < first.index("never restart")
-    messages = [msg(1, "user", "a"), msg(4, "user", "never restart core-gateway"), msg(10, "user", "never DROP"),
-                msg(11, "user", "next?")]
+    messages = [
+        msg(1, "user", "a"),
+        msg(4, "user", "never restart core-gateway"),
+        msg(10, "user", "never DROP"),
+        msg(11, "user", "next?"),
+    ]
     one = compile_context(messages, pins, count_tokens=words, now=NOW)
-    two = compile_context([*messages, msg(12, "assistant", "x"), msg(13, "user", "and now?")], pins,
-                          count_tokens=words, now=NOW)
+    two = compile_context(
+        [*messages, msg(12, "assistant", "x"), msg(13, "user", "and now?")], pins, count_tokens=words, now=NOW
+    )
     assert one.payload[one.block_index] == two.payload[two.block_index]
 
 
@@ -221,7 +246,10 @@ def test_session_of_only_pins() -> None:
 def test_huge_pin_is_sent_whole() -> None:
     huge = "never touch db-prod-3. " * 2200
     assert len(huge) > 50_000
-    messages = [msg(i, "user", f"turn {i}") for i in range(1, 80)] + [msg(80, "user", huge), msg(81, "user", "go")]
+    messages = [msg(i, "user", f"turn {i}") for i in range(1, 80)] + [
+        msg(80, "user", huge),
+        msg(81, "user", "go"),
+    ]
     compiled = compile_context(messages, [ActivePin(1, 80, huge)], count_tokens=words, now=NOW)
     assert huge in compiled.payload[compiled.block_index]["content"]
 
@@ -287,8 +315,9 @@ def test_no_payload_lacks_a_pin_or_moves_the_newest_user_message(
     messages = [msg(i, role, text) for i, (role, text, _) in enumerate(rows, start=1)]
     pins = [ActivePin(i, m.id, m.content) for i, (m, row) in enumerate(zip(messages, rows, strict=True)) if row[2]]
     try:
-        compiled = compile_context(messages, pins, count_tokens=words, policy=DecayPolicy(decay_rate=decay),
-                                   budget=budget)
+        compiled = compile_context(
+            messages, pins, count_tokens=words, policy=DecayPolicy(decay_rate=decay), budget=budget
+        )
     except ContextError as exc:
         assert budget is not None and "budget" in str(exc)
         return

@@ -40,7 +40,10 @@ def test_import_prints_id_and_keeps_order_pins_and_times(cli) -> None:  # type: 
         ('{"role": "user"}', "missing 'content'"),
         ('{"role": "user", "content": 42}', "'content' must be a string"),
         ('{"role": "user", "content": "x", "pinned": "yes"}', "'pinned' must be true or false"),
-        ('{"role": "user", "content": "x", "created_at": "yesterday"}', "'created_at' is not an ISO-8601 timestamp"),
+        (
+            '{"role": "user", "content": "x", "created_at": "yesterday"}',
+            "'created_at' is not an ISO-8601 timestamp",
+        ),
         ('{"role": "user", "content": "x", "colour": "red"}', "unknown key(s) colour"),
         ("[1, 2]", "expected a JSON object"),
     ],
@@ -144,3 +147,24 @@ def test_json_export_round_trips_every_message(cli) -> None:  # type: ignore[no-
     doc = json.loads(cli("export", session_id, "--format", "json").out)
     assert len(doc["messages"]) == 99
     assert doc["session"]["id"] == session_id
+
+
+def test_imported_session_spans_its_messages_times(cli) -> None:  # type: ignore[no-untyped-def]
+    session_id = import_incident(cli)
+    session = json.loads(cli("show", session_id, "--json").out)["session"]
+    source = [json.loads(line) for line in INCIDENT.read_text().splitlines()]
+    assert session["created_at"].startswith(source[0]["created_at"][:19])
+    assert session["updated_at"].startswith(source[-1]["created_at"][:19])
+
+
+def test_show_lists_the_rules_each_pin_yields(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    path = write_jsonl(
+        tmp_path / "pins.jsonl",
+        [
+            json.dumps({"role": "user", "content": "never kill -9 anything", "pinned": True}),
+            json.dumps({"role": "user", "content": "keep the status page updated", "pinned": True}),
+        ],
+    )
+    out = cli("show", cli("import", str(path)).out.strip()).out
+    assert "blocks: SIGKILL (kill -9)" in out
+    assert "yields no enforceable rule" in out

@@ -29,7 +29,7 @@ def loaded_after(code: str) -> list[str]:
 
 
 def test_importing_the_package_is_light() -> None:
-    assert loaded_after("import opsassist, opsassist.store, opsassist.config, opsassist.review") == []
+    assert loaded_after("import opsassist, opsassist.store, opsassist.config, opsassist.render") == []
 
 
 @pytest.mark.parametrize("args", [["sessions"], ["search", "pgbouncer"], ["show", "SESSION"], ["export", "SESSION"]])

@@ -25,9 +25,7 @@ def test_older_database_is_upgraded_without_loss(home: Path) -> None:
     path.parent.mkdir(parents=True)
     db = Database(path)
     migrations.apply(db, stop_before="m003_fts")  # a database from before full-text search
-    db.execute(
-        "INSERT INTO sessions (id, title, created_at, updated_at) VALUES ('abc123abc123', 'old', 't', 't')"
-    )
+    db.execute("INSERT INTO sessions (id, title, created_at, updated_at) VALUES ('abc123abc123', 'old', 't', 't')")
     db.execute(
         "INSERT INTO messages (session_id, turn, role, kind, content, created_at)"
         " VALUES ('abc123abc123', 1, 'user', 'chat', 'pgbouncer pool exhausted on db-prod-3', 't')"
@@ -88,9 +86,7 @@ def test_search_index_follows_updates_and_deletes(store: Store) -> None:
 
 def test_session_ids_resolve_from_unique_prefixes(store: Store) -> None:
     for sid in ("ab12cd34ef56", "ab12ff000000", "cd0000000000"):
-        store.db.execute(
-            "INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, 't', 'x', 'x')", [sid]
-        )
+        store.db.execute("INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, 't', 'x', 'x')", [sid])
     assert store.resolve_session("cd") == "cd0000000000"
     assert store.resolve_session("AB12C") == "ab12cd34ef56"
     with pytest.raises(StoreError, match="ambiguous"):

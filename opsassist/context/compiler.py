@@ -149,7 +149,13 @@ def compile_context(
     if query is not None:
         next_turn = (messages[-1].turn + 1) if messages else 1
         newest = Message(
-            id=0, session_id="", turn=next_turn, role="user", kind="chat", content=query, created_at=now.isoformat()
+            id=0,
+            session_id="",
+            turn=next_turn,
+            role="user",
+            kind="chat",
+            content=query,
+            created_at=now.isoformat(),
         )
         messages = [*messages, newest]
     newest_at = _find_newest(messages)
@@ -317,7 +323,9 @@ def _fit_budget(
     return compiled
 
 
-def verify_payload(payload: Sequence[dict[str, Any]], pins: Sequence[ActivePin], newest_index: int, newest: str) -> None:
+def verify_payload(
+    payload: Sequence[dict[str, Any]], pins: Sequence[ActivePin], newest_index: int, newest: str
+) -> None:
     """Refuse a payload unless every active pin is in one block directly before the newest user message."""
     if not 0 <= newest_index < len(payload):
         raise PayloadAssertionError("the newest user message is missing from the payload")
@@ -329,9 +337,7 @@ def verify_payload(payload: Sequence[dict[str, Any]], pins: Sequence[ActivePin],
     opening, closing = block_markers(pins)
     holders = [i for i, m in enumerate(payload) if opening in (m.get("content") or "")]
     if holders != [newest_index - 1]:
-        raise PayloadAssertionError(
-            "the pin block is not exactly once, directly before the newest user message"
-        )
+        raise PayloadAssertionError("the pin block is not exactly once, directly before the newest user message")
     block = payload[newest_index - 1]["content"]
     if not (block.startswith(opening) and block.endswith(closing)) or block.count(closing) != 1:
         raise PayloadAssertionError("the pin block is malformed")

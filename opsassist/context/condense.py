@@ -32,7 +32,8 @@ _IDENTIFIER = re.compile(
   | (?P<path>(?<![\w.:/~-])~?(?:/[\w.@+-]+){2,}/?)
   | (?P<uuid>\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b)
   | (?P<ip>\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5}|/\d{1,2})?\b)
-  | (?P<k8s>\b(?:deploy|deployment|pod|po|svc|service|sts|statefulset|ds|daemonset|ns|namespace|node|job|cronjob|cm|configmap)/[\w.-]+)
+  | (?P<k8s>\b(?:deploy|deployment|pod|po|svc|service|sts|statefulset|ds|daemonset|ns|namespace|node|job
+               |cronjob|cm|configmap)/[\w.-]+)
   | (?P<procpid>\b[\w.-]+\[\d{2,7}\])
   | (?P<pid>\b(?:PID|pid)(?:[ =:#]\s?|\s)\d{2,7}\b)
   | (?P<ticket>\b[A-Z][A-Z0-9]{1,9}-\d{1,7}\b)
@@ -47,10 +48,43 @@ _IDENTIFIER = re.compile(
 
 # Hyphenated English that the host pattern would otherwise take for a service name.
 _COMMON_COMPOUNDS = frozenset(
-    """read-only read-write in-flight follow-up e-mail re-run well-known up-to-date real-time long-running
-    high-priority non-zero one-off built-in sign-off step-by-step opt-in opt-out so-called first-line
-    last-resort on-call right-away full-text pre-execution post-incident x-ray tl-dr dry-run low-cardinality
-    high-cardinality fail-over fail-closed self-healing rate-limit""".split()
+    [
+        "read-only",
+        "read-write",
+        "in-flight",
+        "follow-up",
+        "e-mail",
+        "re-run",
+        "well-known",
+        "up-to-date",
+        "real-time",
+        "long-running",
+        "high-priority",
+        "non-zero",
+        "one-off",
+        "built-in",
+        "sign-off",
+        "step-by-step",
+        "opt-in",
+        "opt-out",
+        "so-called",
+        "first-line",
+        "last-resort",
+        "on-call",
+        "right-away",
+        "full-text",
+        "pre-execution",
+        "post-incident",
+        "x-ray",
+        "tl-dr",
+        "dry-run",
+        "low-cardinality",
+        "high-cardinality",
+        "fail-over",
+        "fail-closed",
+        "self-healing",
+        "rate-limit",
+    ]
 )
 
 _TIMESTAMP = re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}")

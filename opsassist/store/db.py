@@ -327,7 +327,13 @@ class Store:
                 return self._pin(current)
             cursor = db.execute(
                 "INSERT INTO pins (session_id, message_id, pinned_at, rules, patterns) VALUES (?, ?, ?, ?, ?)",
-                [message.session_id, message_id, pinned_at or utc_now(), _json(rules or []), _json(patterns or [])],
+                [
+                    message.session_id,
+                    message_id,
+                    pinned_at or utc_now(),
+                    _json(rules or []),
+                    _json(patterns or []),
+                ],
             )
             row = next(db.query("SELECT * FROM pins WHERE id = ?", [cursor.lastrowid]))
         return self._pin(row)
@@ -344,13 +350,12 @@ class Store:
     def set_pin_rules(self, pin_id: int, rules: list[dict[str, Any]], patterns: list[str]) -> None:
         with self.writing() as db:
             db.execute(
-                "UPDATE pins SET rules = ?, patterns = ? WHERE id = ?", [_json(rules), _json(patterns), pin_id]
+                "UPDATE pins SET rules = ?, patterns = ? WHERE id = ?",
+                [_json(rules), _json(patterns), pin_id],
             )
 
     def _active_pin_row(self, message_id: int) -> dict[str, Any] | None:
-        rows = list(
-            self.db.query("SELECT * FROM pins WHERE message_id = ? AND unpinned_at IS NULL", [message_id])
-        )
+        rows = list(self.db.query("SELECT * FROM pins WHERE message_id = ? AND unpinned_at IS NULL", [message_id]))
         return rows[0] if rows else None
 
     def pins(self, session_id: str, *, active_only: bool = True) -> list[Pin]:
@@ -372,9 +377,7 @@ class Store:
 
     # -- events ---------------------------------------------------------------------------------------
 
-    def add_event(
-        self, session_id: str, type_: str, payload: dict[str, Any], message_id: int | None = None
-    ) -> int:
+    def add_event(self, session_id: str, type_: str, payload: dict[str, Any], message_id: int | None = None) -> int:
         with self.writing() as db:
             cursor = db.execute(
                 "INSERT INTO events (session_id, message_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?)",

@@ -61,7 +61,9 @@ def _parse_line(path: Path, number: int, line: str) -> ImportRecord:
         raise ImportFileError(f"{where}: expected a JSON object, got {type(obj).__name__}")
     unknown = sorted(set(obj) - ALLOWED_KEYS)
     if unknown:
-        raise ImportFileError(f"{where}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(sorted(ALLOWED_KEYS))}")
+        raise ImportFileError(
+            f"{where}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(sorted(ALLOWED_KEYS))}"
+        )
     role = obj.get("role")
     if role not in ROLES:
         raise ImportFileError(f"{where}: unknown role {role!r}; expected one of {', '.join(ROLES)}")
@@ -94,6 +96,11 @@ def import_records(
     with store.writing():
         session_id = store.create_session(title=title, meta={"imported": True})
         added = store.add_messages(session_id, [(r.role, "chat", r.content, r.created_at, None) for r in records])
+        # The session spans its messages' own times, not the moment of the import.
+        store.db.execute(
+            "UPDATE sessions SET created_at = ?, updated_at = ? WHERE id = ?",
+            [min(m.created_at for m in added), max(m.created_at for m in added), session_id],
+        )
         for record, message in zip(records, added, strict=True):
             if record.pinned:
                 rules, patterns = derive_rules(message.content) if derive_rules else ([], [])

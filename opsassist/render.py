@@ -1,4 +1,4 @@
-"""Offline review of the incident record: session lists, transcripts, search hits and exports.
+"""Rich views for the command line: sessions, transcripts, search hits, exports, the context inspector, verdicts.
 
 Everything printed to a terminal passes through `terminal_safe`, and Rich renders content as `Text`, never
 as markup, so a pasted log cannot drive the terminal or inject styles. JSON keeps content exactly as stored.
@@ -7,7 +7,7 @@ as markup, so a pasted log cannot drive the terminal or inject styles. JSON keep
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
@@ -19,6 +19,10 @@ from opsassist.context.compiler import BRIEF_HEADER
 from opsassist.store import Message, Pin, SearchHit, SessionSummary, Store
 from opsassist.store.models import SNIPPET_CLOSE, SNIPPET_OPEN
 from opsassist.textsafe import terminal_safe
+
+if TYPE_CHECKING:  # the guard loads tree-sitter and sqlglot; review commands must not pay for that
+    from opsassist.guard import Verdict, Violation
+    from opsassist.guard.explain import RuleExplanation
 
 ROLE_STYLE = {"user": "bold cyan", "assistant": "bold green", "system": "bold magenta", "tool": "bold yellow"}
 KIND_LABEL = {
@@ -138,6 +142,7 @@ def transcript(store: Store, session_id: str) -> RenderableType:
             text = next((m.content for m in messages if m.id == pin.message_id), "")
             pin_lines.append(f"📌 #{pin.message_id}  ", style="bold red")
             pin_lines.append(terminal_safe(text) + "\n")
+            pin_lines.append("   " + pin_rules_line(pin.rules) + "\n", style="dim" if pin.rules else "yellow")
         parts.append(Panel(pin_lines, title="Red lines in force", border_style="red", title_align="left"))
     # Messages and events in time order; a message comes before an event with the same stamp.
     timeline: list[tuple[str, int, Any]] = [(m.created_at, 0, m) for m in messages]
@@ -153,6 +158,13 @@ def transcript(store: Store, session_id: str) -> RenderableType:
         parts.append(_message_header(item, pin))
         parts.append(Panel(body, border_style="red") if pin else body)
     return Group(*parts)
+
+
+def pin_rules_line(rules: list[dict[str, Any]]) -> str:
+    """`blocks: SQL DROP, SIGKILL (kill -9), restart of core-gateway`, or a warning that nothing is enforced."""
+    if not rules:
+        return "⚠ yields no enforceable rule (still re-sent to the model with every request)"
+    return "blocks: " + ", ".join(str(rule.get("summary") or rule.get("id")) for rule in rules)
 
 
 def search_table(query: str, hits: list[SearchHit]) -> RenderableType:
@@ -239,12 +251,13 @@ def export_markdown(store: Store, session_id: str) -> str:
     for pin in pins:
         text = by_id.get(pin["message_id"], {}).get("content", "")
         state = "in force" if pin["unpinned_at"] is None else f"unpinned {short_time(pin['unpinned_at'])} UTC"
-        out.append(f"**Pin {pin['id']}** (message #{pin['message_id']}, pinned {short_time(pin['pinned_at'])} UTC, {state})")
+        out.append(
+            f"**Pin {pin['id']}** (message #{pin['message_id']}, pinned {short_time(pin['pinned_at'])} UTC, {state})"
+        )
         out.append("")
         out.append(_md_block(text))
-        if pin["rules"]:
-            out.append("")
-            out.append("Rules enforced: " + ", ".join(str(r.get("summary") or r.get("id")) for r in pin["rules"]))
+        out.append("")
+        out.append(pin_rules_line(pin["rules"]))
         out.append("")
     blocked = [e for e in doc["events"] if e["type"] == "blocked"]
     approvals = [e for e in doc["events"] if e["type"] in ("approval_required", "approved", "denied", "expired")]
@@ -255,8 +268,10 @@ def export_markdown(store: Store, session_id: str) -> str:
     timeline.sort(key=lambda item: (item[0], item[1]))
     for _, is_event, item in timeline:
         if is_event:
-            out.append(f"- **{item['type'].replace('_', ' ')}** at {short_time(item['created_at'])} UTC: "
-                       f"{_event_summary(item)}")
+            out.append(
+                f"- **{item['type'].replace('_', ' ')}** at {short_time(item['created_at'])} UTC: "
+                f"{_event_summary(item)}"
+            )
             out.append("")
             continue
         kind = "" if item["kind"] == "chat" else f" ({KIND_LABEL.get(item['kind'], item['kind'])})"
@@ -315,8 +330,7 @@ def context_json(session_id: str, token_model: str, compiled: CompiledContext) -
         "newest_index": compiled.newest_index,
         "pins": [asdict(p) for p in compiled.pins],
         "payload": [
-            {**item, "tokens": tokens}
-            for item, tokens in zip(compiled.payload, compiled.payload_tokens, strict=True)
+            {**item, "tokens": tokens} for item, tokens in zip(compiled.payload, compiled.payload_tokens, strict=True)
         ],
         "sources": [
             {
@@ -381,6 +395,106 @@ def context_view(session_id: str, token_model: str, compiled: CompiledContext) -
             title, border = f"[{index}] history brief · {tokens} tokens", "bright_black"
         else:
             title, border = f"[{index}] {item['role']} · {tokens} tokens", "green"
-        parts.append(Panel(Text(terminal_safe(item["content"] or "")), title=title, title_align="left",
-                           border_style=border))
+        parts.append(
+            Panel(
+                Text(terminal_safe(item["content"] or "")),
+                title=title,
+                title_align="left",
+                border_style=border,
+            )
+        )
+    return Group(*parts)
+
+
+# -- guard verdicts -------------------------------------------------------------------------------------
+
+DECISION_STYLE = {"allow": "bold green", "approve": "bold yellow", "block": "bold white on red"}
+
+
+def ruleless_pin_warning(pin_id: int, text: str) -> Text:
+    line = Text()
+    line.append(f"⚠ pin {pin_id} yields no enforceable rule", style="bold yellow")
+    line.append(f" («{terminal_safe(_short(text, 60))}»); it is still re-sent to the model with every request.")
+    return line
+
+
+def _short(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def verdict_view(verdict: Verdict) -> RenderableType:
+    head = Text()
+    head.append(f" {verdict.decision.upper()} ", style=DECISION_STYLE[verdict.decision])
+    head.append(f" {verdict.risk:<7} ", style="dim")
+    head.append(terminal_safe(verdict.command))
+    lines: list[RenderableType] = [head]
+    # One entry per pin and sub-command, its specific rules before the catch-all read-only rule.
+    grouped: dict[tuple[int, str], list[Violation]] = {}
+    for v in sorted(verdict.violations, key=lambda v: v.rule.kind == "read_only"):
+        grouped.setdefault((v.pin_id, v.segment), []).append(v)
+    for (pin_id, segment), items in grouped.items():
+        line = Text("    ✗ ", style="red")
+        line.append(f"pin {pin_id} «{terminal_safe(_short(items[0].pin_text, 70))}»", style="bold")
+        line.append(" crossed: " + ", ".join(v.rule.summary for v in items))
+        line.append("\n      ")
+        line.append(terminal_safe(segment), style="bold")
+        line.append(": " + "; ".join(dict.fromkeys(terminal_safe(v.reason) for v in items)))
+        alternative = next((v.alternative for v in items if v.alternative), None)
+        if alternative:
+            line.append("\n      instead: ", style="green")
+            line.append(terminal_safe(alternative), style="bold green")
+        lines.append(line)
+    if verdict.decision == "approve":
+        for note in verdict.notes[:5]:
+            lines.append(Text(f"    needs approval: {terminal_safe(note)}", style="yellow"))
+    return Group(*lines)
+
+
+def explanations_json(text: str, explanations: list[RuleExplanation]) -> dict[str, Any]:
+    return {
+        "pin": text,
+        "rules": [
+            {
+                "id": e.rule.id,
+                "kind": e.rule.kind,
+                "summary": e.rule.summary,
+                "from": e.rule.source,
+                "examples": [
+                    {
+                        "command": x.command,
+                        "expected": "block" if x.expect_block else "not blocked",
+                        "decision": x.decision,
+                        "holds": x.holds,
+                    }
+                    for x in e.examples
+                ],
+            }
+            for e in explanations
+        ],
+    }
+
+
+def explanations_view(text: str, explanations: list[RuleExplanation]) -> RenderableType:
+    parts: list[RenderableType] = [Text(f"Pin: {terminal_safe(text)}", style="bold")]
+    if not explanations:
+        parts.append(ruleless_pin_warning(0, text))
+        return Group(*parts)
+    for e in explanations:
+        head = Text()
+        head.append(f"\n● blocks {e.rule.summary}", style="bold red")
+        head.append(f"   (from «{terminal_safe(e.rule.source)}»)", style="dim")
+        parts.append(head)
+        for x in e.examples:
+            line = Text("    ")
+            if x.expect_block:
+                line.append("blocks  ", style="red")
+            else:
+                line.append("allows  ", style="green")
+            line.append(terminal_safe(x.command))
+            if not x.holds:
+                line.append(f"   ✗ CHECK FAILED: the guard said {x.decision}", style="bold white on red")
+            elif not x.expect_block and x.decision == "approve":
+                line.append("   (needs approval: it writes)", style="dim")
+            parts.append(line)
     return Group(*parts)

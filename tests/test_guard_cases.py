@@ -1,0 +1,150 @@
+"""The guard against our own labelled cases (tests/data/guard_cases.jsonl) and the public suites.
+
+Our cases are laid out as true_positive / false_positive / bypass / edge, each with the decision expected
+under the English and Chinese seed pins, a narrow pin without "read-only", and no pin. The public suites
+(dcg, shellfirm, cc-safety-net) are labelled for their own defaults; where opsassist's red lines say
+otherwise the case is relabelled in tests/data/guard_relabels.jsonl with the reason, never deleted.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from opsassist.guard import check_command
+from tests.conftest import CORPORA, DATA
+from tests.guard_pins import PIN_SETS
+
+CASES = [json.loads(line) for line in (DATA / "guard_cases.jsonl").read_text().splitlines()]
+PARAMS = [
+    pytest.param(case["command"], pin, want, id=f"{case['category']}-{pin}-{i}")
+    for i, case in enumerate(CASES)
+    for pin, want in case["expect"].items()
+]
+
+
+def test_case_file_has_every_category() -> None:
+    assert Counter(c["category"] for c in CASES).keys() == {
+        "bypass",
+        "true_positive",
+        "false_positive",
+        "edge",
+    }
+
+
+@pytest.mark.parametrize(("command", "pins", "want"), PARAMS)
+def test_labelled_case(command: str, pins: str, want: str) -> None:
+    verdict = check_command(command, PIN_SETS[pins])
+    assert verdict.decision == want, [v.reason for v in verdict.violations] or verdict.notes
+
+
+def test_every_block_names_the_pin_rule_and_segment() -> None:
+    for case in CASES:
+        verdict = check_command(case["command"], PIN_SETS["en"])
+        for violation in verdict.violations:
+            data = violation.to_dict()
+            assert data["pin"] == {"id": 1, "text": PIN_SETS["en"][0].text}
+            assert data["rule"]["summary"] and data["reason"] and data["segment"]
+
+
+def test_alternatives_pass_the_guard_themselves() -> None:
+    offered = 0
+    for case in CASES:
+        for violation in check_command(case["command"], PIN_SETS["narrow"]).violations:
+            if violation.alternative:
+                offered += 1
+                assert check_command(violation.alternative, PIN_SETS["narrow"]).decision != "block"
+    assert offered >= 10
+
+
+@pytest.mark.slow
+def test_public_suites_relabelled_to_our_red_lines() -> None:
+    relabels = {}
+    for line in (DATA / "guard_relabels.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        relabels[(row["command"], row["pins"])] = row
+    public = [json.loads(line) for line in (CORPORA / "guard_cases_public.jsonl").read_text().splitlines()]
+    mismatches = []
+    for case in public:
+        # Under the read-only seed pin every dangerous case must be blocked; under the narrow pin a benign one
+        # must not be. Without pins nothing is ever blocked, and writes are never allowed unasked.
+        checks = [("en", "block")] if case["label"] == "dangerous" else [("narrow", "not block")]
+        for pins, expected in checks:
+            decision = check_command(case["command"], PIN_SETS[pins]).decision
+            relabel = relabels.get((case["command"], pins))
+            want = relabel["decision"] if relabel else expected
+            ok = decision == want if want != "not block" else decision != "block"
+            if not ok:
+                mismatches.append((pins, want, decision, case["command"]))
+        assert check_command(case["command"], []).decision != "block"
+    assert mismatches == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=200))
+def test_any_text_gets_a_verdict(text: str) -> None:
+    for pins in PIN_SETS.values():
+        verdict = check_command(text, pins)
+        assert verdict.decision in ("allow", "approve", "block")
+        assert verdict.risk in ("read", "write", "unknown")
+
+
+shell_words = st.sampled_from(
+    [
+        "kill",
+        "-9",
+        "sudo",
+        "sh",
+        "-c",
+        "'",
+        '"',
+        "$(",
+        ")",
+        "`",
+        "|",
+        ";",
+        "&&",
+        "<<EOF",
+        "EOF",
+        "\n",
+        "psql",
+        "DROP",
+        "TABLE",
+        "x",
+        "ssh",
+        "host",
+        "xargs",
+        "env",
+        "\\",
+        "$X",
+        "{",
+        "}",
+        "(",
+        "<<<",
+        ">",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(shell_words, max_size=20).map(" ".join))
+def test_shell_like_fragments_never_raise(text: str) -> None:
+    verdict = check_command(text, PIN_SETS["en"])
+    assert verdict.decision in ("allow", "approve", "block")
+
+
+@pytest.mark.slow
+def test_guard_benchmark_runs_on_a_sample() -> None:
+    import subprocess
+    import sys
+
+    from tests.conftest import DATA
+
+    bench = DATA.parents[1] / "bench" / "bench_guard.py"
+    result = subprocess.run([sys.executable, str(bench), "--sample", "25"], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert "bypass          " in result.stdout and "100.0%" in result.stdout
