@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 from opsassist.guard import PinRules, check_command  # noqa: E402
 from tests.guard_pins import EN, NARROW, ZH  # noqa: E402
 
-CORPORA = ROOT.parent / "shared" / "corpora"
+CORPORA = ROOT / "tests" / "data" / "corpora"
 # tldr pages of tools an SRE investigates with; their examples are relabelled "read-only" except those that
 # redirect or write (listed by the benchmark as they are found, never silently dropped).
 READ_ONLY_PAGES = [
@@ -151,7 +151,7 @@ def corpus(name: str, commands: list[str]) -> float:
 
 
 def read_only_pages(step: int) -> None:
-    rows = list(csv.reader((CORPORA / "tldr_commands.tsv").open(), delimiter="\t"))[1::step]
+    rows = list(csv.reader((CORPORA / "tldr_read_only_pages.tsv").open(), delimiter="\t"))[1::step]
     selected = [
         (r[0].rsplit("/", 1)[-1][:-3], fill(r[2])) for r in rows if r[0].rsplit("/", 1)[-1][:-3] in READ_ONLY_PAGES
     ]

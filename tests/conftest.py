@@ -13,7 +13,7 @@ from opsassist.cli import main
 from opsassist.store import Store, open_store
 
 DATA = Path(__file__).parent / "data"
-CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+CORPORA = Path(__file__).parent / "data" / "corpora"
 INCIDENT = DATA / "incident_50_rounds.jsonl"
 
 
