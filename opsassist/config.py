@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 import os
 import tomllib
+import types
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -60,6 +61,36 @@ class Settings(BaseModel):
 
     token_budget: int | None = Field(default=None, gt=0)
     """Optional cap on tokens of the whole compiled payload; over it, older history is condensed further."""
+
+    request_timeout: float = Field(default=120.0, gt=0)
+    """Seconds to wait for the model before the request fails."""
+
+    retries: int = Field(default=2, ge=0, le=10)
+    """How often a failed model request is retried (connection errors, 429, 5xx) before an error is shown."""
+
+    tool_calls: bool = True
+    """Whether the model supports tool calling; litellm cannot tell for local models, so say it here."""
+
+    max_tool_rounds: int = Field(default=8, ge=1, le=50)
+    """Tool rounds allowed in one turn before the loop stops and says so."""
+
+    max_nudges: int = Field(default=2, ge=0, le=10)
+    """Hesitation nudges per turn before the model's text goes to the person with a note."""
+
+    hesitation_markers: list[str] = Field(default_factory=list)
+    """Extra phrases that mark a model stalling after a schema, added to the built-in list."""
+
+    approval_ttl_seconds: int = Field(default=300, ge=10, le=86_400)
+    """How long a held action can be approved before its challenge expires."""
+
+    shell_timeout_seconds: float = Field(default=30.0, gt=0, le=3600)
+    """run_shell kills the command's whole process group after this many seconds."""
+
+    output_cap_bytes: int = Field(default=65_536, ge=1024, le=10_485_760)
+    """Tool output kept (and shown to the model) per call; the rest is cut with a note."""
+
+    disabled_tools: list[str] = Field(default_factory=list)
+    """Tools the model may not use; the gateway reports them as unauthorized."""
 
 
 @dataclass(frozen=True)
@@ -109,7 +140,9 @@ def _parse_env_value(raw: str) -> Any:
 
 def _takes_text(field: str) -> bool:
     annotation = Settings.model_fields[field].annotation
-    return annotation is str or str in get_args(annotation)
+    if annotation is str:
+        return True
+    return get_origin(annotation) in (Union, types.UnionType) and str in get_args(annotation)
 
 
 def _read_env(environ: dict[str, str] | os._Environ[str]) -> tuple[dict[str, Any], dict[str, str]]:

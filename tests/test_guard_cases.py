@@ -148,3 +148,28 @@ def test_guard_benchmark_runs_on_a_sample() -> None:
     result = subprocess.run([sys.executable, str(bench), "--sample", "25"], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert "bypass          " in result.stdout and "100.0%" in result.stdout
+
+
+CRASH_PROBE = """
+from hypothesis import HealthCheck, given, settings, strategies as st
+from opsassist.guard import PinRules, check_command
+pins = [PinRules.from_text(1, "never kill -9 anything")]
+pieces = st.sampled_from(["{", "}", "$(", "'", '"', "<<EOF\\n", "\\n", " ", "\\U000ed7b0", "\\U00031860", "kill"])
+@settings(max_examples=3000, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(pieces | st.characters(), max_size=30).map("".join))
+def probe(text):
+    check_command(text, pins)
+probe()
+"""
+
+
+@pytest.mark.slow
+def test_parser_crash_inputs_do_not_kill_the_process() -> None:
+    # tree-sitter-bash 0.25.1 segfaults on `{` followed by a 4-byte UTF-8 character (upstream #337); a crash
+    # would take the whole app down, so this runs in a child process where a segfault is a failed test.
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-c", CRASH_PROBE], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert check_command("echo '{\U00031860}'", PIN_SETS["en"]).decision == "allow"

@@ -348,16 +348,59 @@ def stdout_of(invocation: Invocation) -> Stdin:
     return Stdin(None, f"the output of {name or 'a command'}")
 
 
+def _shield_astral(source: str) -> tuple[str, dict[int, str]] | None:
+    """Swap characters outside the BMP for unused private-use BMP characters, and return the way back.
+
+    tree-sitter-bash 0.25.1 can crash the whole process (SIGSEGV) on a `{` followed later by any 4-byte UTF-8
+    character (tree-sitter/tree-sitter-bash#337). No such character means anything to the guard, so the
+    parser never sees one. None if the line has more distinct ones than there are free stand-ins.
+    """
+    astral = sorted({ch for ch in source if ord(ch) > 0xFFFF})
+    if not astral:
+        return source, {}
+    used = set(source)
+    free = (chr(cp) for cp in range(0xE000, 0xF900) if chr(cp) not in used)
+    forward: dict[int, str] = {}
+    for ch in astral:
+        stand_in = next(free, None)
+        if stand_in is None:
+            return None
+        forward[ord(ch)] = stand_in
+    back = {ord(stand_in): chr(cp) for cp, stand_in in forward.items()}
+    return source.translate(forward), back
+
+
+def _restore(invocation: Invocation, back: dict[int, str]) -> None:
+    invocation.argv = [a.translate(back) for a in invocation.argv]
+    invocation.text = invocation.text.translate(back)
+    invocation.writes = [w.translate(back) for w in invocation.writes]
+    invocation.substituted = [[a.translate(back) for a in argv] for argv in invocation.substituted]
+    if invocation.stdin is not None:
+        text = invocation.stdin.text
+        invocation.stdin = Stdin(
+            None if text is None else text.translate(back), invocation.stdin.source.translate(back)
+        )
+
+
 def parse_line(source: str, via: tuple[str, ...] = ()) -> ParsedLine:
     """Every simple command in `source` that would run, or the reason the line cannot be verified."""
     if "\x00" in source:
         return ParsedLine([], "the command contains a NUL byte")
+    if any("\ud800" <= ch <= "\udfff" for ch in source):
+        return ParsedLine([], "the command contains text that is not valid Unicode (a lone surrogate)")
+    shielded = _shield_astral(source)
+    if shielded is None:
+        return ParsedLine([], "the command has too many distinct characters outside the Basic Multilingual Plane")
+    source, back = shielded
     tree = _parser().parse(source.encode("utf-8"))
     root = tree.root_node
     if root.has_error or _has_missing(root):
         return ParsedLine([], "the shell parser found a syntax error, so parts of the command may be hidden")
     walker = _Walker(source, via)
     walker.walk(root)
+    if back:
+        for invocation in walker.invocations:
+            _restore(invocation, back)
     if walker.defines_function:
         # What a function runs depends on how and how often it is called (`:(){ :|:& };:`).
         return ParsedLine(walker.invocations, "the command defines a shell function")

@@ -389,6 +389,74 @@ class Store:
         rows = self.db.query("SELECT * FROM events WHERE session_id = ? ORDER BY id", [session_id])
         return [{**r, "payload": json.loads(r["payload"])} for r in rows]
 
+    # -- approvals ------------------------------------------------------------------------------------
+
+    def add_approval(self, row: dict[str, Any]) -> None:
+        with self.writing() as db:
+            db.execute(
+                "INSERT INTO approvals (id, session_id, tool, arguments, pin_set, status, created_at, expires_at,"
+                " signature, summary) VALUES (:id, :session_id, :tool, :arguments, :pin_set, 'pending',"
+                " :created_at, :expires_at, :signature, :summary)",
+                row,
+            )
+
+    def approval(self, approval_id: str) -> dict[str, Any] | None:
+        rows = list(self.db.query("SELECT * FROM approvals WHERE id = ?", [approval_id]))
+        return rows[0] if rows else None
+
+    def approvals(self, session_id: str | None = None, status: str | None = "pending") -> list[dict[str, Any]]:
+        where, params = [], []
+        if session_id:
+            where.append("session_id = ?")
+            params.append(session_id)
+        if status:
+            where.append("status = ?")
+            params.append(status)
+        clause = f"WHERE {' AND '.join(where)}" if where else ""
+        return list(self.db.query(f"SELECT * FROM approvals {clause} ORDER BY created_at", params))
+
+    def decide_approval(self, approval_id: str, status: str, reason: str, result: Any = None) -> bool:
+        """Move a pending challenge to `status`; False if it was not pending (single use: a replay loses)."""
+        with self.writing() as db:
+            cursor = db.execute(
+                "UPDATE approvals SET status = ?, reason = ?, decided_at = ?, result = ?"
+                " WHERE id = ? AND status = 'pending'",
+                [status, reason, utc_now(), None if result is None else _json(result), approval_id],
+            )
+        return cursor.rowcount == 1
+
+    def record_approval_result(self, approval_id: str, result: Any) -> None:
+        with self.writing() as db:
+            db.execute(
+                "UPDATE approvals SET status = 'executed', result = ? WHERE id = ? AND status = 'approved'",
+                [_json(result), approval_id],
+            )
+
+    # -- reminders ------------------------------------------------------------------------------------
+
+    def add_reminder(self, session_id: str, title: str, message: str, due_at: str, meta: dict[str, Any]) -> int:
+        with self.writing() as db:
+            cursor = db.execute(
+                "INSERT INTO reminders (session_id, title, message, due_at, created_at, meta)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                [session_id, title, message, due_at, utc_now(), _json(meta)],
+            )
+        return int(cursor.lastrowid or 0)
+
+    def reminders(self, status: str | None = None) -> list[dict[str, Any]]:
+        clause = "WHERE status = ?" if status else ""
+        return list(self.db.query(f"SELECT * FROM reminders {clause} ORDER BY due_at", [status] if status else []))
+
+    def take_due_reminders(self, now: str) -> list[dict[str, Any]]:
+        """Reminders whose time has come, marked shown so each surfaces once."""
+        with self.writing() as db:
+            due = list(
+                db.query("SELECT * FROM reminders WHERE status = 'pending' AND due_at <= ? ORDER BY due_at", [now])
+            )
+            for row in due:
+                db.execute("UPDATE reminders SET status = 'shown' WHERE id = ?", [row["id"]])
+        return due
+
     # -- search ---------------------------------------------------------------------------------------
 
     def search(self, text: str, limit: int = 20) -> list[SearchHit]:

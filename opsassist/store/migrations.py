@@ -85,3 +85,26 @@ def m003_fts(db: Database) -> None:
     # Triggers keep the index in step with every insert, update and delete; rows that existed before this
     # migration are indexed by enable_fts itself.
     db["messages"].enable_fts(["content"], fts_version="FTS5", tokenize="unicode61", create_triggers=True)
+
+
+@migrations(name="m004_challenges_and_reminders")
+def m004_challenges_and_reminders(db: Database) -> None:
+    # Approvals carry the HMAC signature of what they bind, and the command or action they hold, so a person
+    # sees exactly what will run. Reminders are what the scheduled_jobs tool creates.
+    db.executescript(
+        """
+        ALTER TABLE approvals ADD COLUMN signature TEXT NOT NULL DEFAULT '';
+        ALTER TABLE approvals ADD COLUMN summary TEXT NOT NULL DEFAULT '';
+        CREATE TABLE reminders (
+            id INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL REFERENCES sessions(id),
+            title TEXT NOT NULL,
+            message TEXT NOT NULL,
+            due_at TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('pending', 'shown', 'dismissed')) DEFAULT 'pending',
+            meta TEXT NOT NULL DEFAULT '{}'
+        );
+        CREATE INDEX reminders_due ON reminders(status, due_at);
+        """
+    )
