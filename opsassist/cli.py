@@ -232,6 +232,117 @@ def cmd_guard_explain(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# -- the agent --------------------------------------------------------------------------------------------
+
+
+def _agent_parts(session_arg: str | None, title: str | None = None) -> tuple[Any, Any, str]:
+    from opsassist.config import load_settings
+
+    loaded = load_settings()
+    store = _open_store()
+    session_id = store.resolve_session(session_arg) if session_arg else store.create_session(title)
+    return loaded, store, session_id
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from opsassist import render
+    from opsassist.agent.llm import FALLBACK_TOKEN_MODEL, token_counter
+    from opsassist.agent.loop import AgentLoop
+    from opsassist.agent.model import ModelConfig, ModelError
+    from opsassist.gateway import open_gateway
+
+    loaded, store, session_id = _agent_parts(args.session)
+    try:
+        model = ModelConfig.from_settings(loaded.settings, args.model, args.api_base)
+    except ModelError as exc:
+        raise UsageError(str(exc)) from None
+    token_model = model.model if model.model else FALLBACK_TOKEN_MODEL
+    loop = AgentLoop(
+        store,
+        session_id,
+        loaded.settings,
+        open_gateway(store, session_id, loaded),
+        model,
+        token_counter(token_model),
+        token_model,
+    )
+
+    async def run() -> int:
+        failed = False
+        async for event in loop.run_turn(args.prompt):
+            if args.json:
+                sys.stdout.write(json.dumps({**event.to_dict(), "session_id": session_id}, ensure_ascii=False) + "\n")
+                sys.stdout.flush()
+            else:
+                render.print_event(event)
+            failed = failed or (event.type == "error" and bool(event.data.get("fatal")))
+        if not args.json:
+            print(f"\nsession {session_id}", file=sys.stderr)
+        return 1 if failed else EXIT_OK
+
+    return asyncio.run(run())
+
+
+def cmd_approvals(args: argparse.Namespace) -> int:
+    from opsassist import render
+
+    store = _open_store()
+    session_id = store.resolve_session(args.session) if args.session else None
+    rows = store.approvals(session_id, status="pending")
+    if args.json:
+        _print_json(rows)
+    else:
+        render.print_renderable(render.approvals_table(rows))
+    return EXIT_OK
+
+
+def _decide(args: argparse.Namespace, approve: bool) -> int:
+    from opsassist import render
+    from opsassist.gateway import open_gateway
+
+    store = _open_store()
+    row = store.approval(args.id)
+    if row is None:
+        raise UsageError(f"no held action with id '{args.id}' (see 'opsassist approvals')")
+    from opsassist.config import load_settings
+
+    gateway = open_gateway(store, row["session_id"], load_settings())
+    if approve:
+        result = gateway.approve(args.id)
+        if args.json:
+            _print_json({"approval_id": args.id, "status": "executed", "result": result})
+        else:
+            render.print_renderable(render.approval_result(args.id, row["summary"], result))
+    else:
+        gateway.deny(args.id)
+        if args.json:
+            _print_json({"approval_id": args.id, "status": "denied"})
+        else:
+            print(f"denied {args.id}: {row['summary']}")
+    return EXIT_OK
+
+
+def cmd_approve(args: argparse.Namespace) -> int:
+    return _decide(args, approve=True)
+
+
+def cmd_deny(args: argparse.Namespace) -> int:
+    return _decide(args, approve=False)
+
+
+def cmd_reminders(args: argparse.Namespace) -> int:
+    from opsassist import render
+
+    rows = _open_store().reminders()
+    if args.json:
+        _print_json(rows)
+    else:
+        render.print_renderable(render.reminders_table(rows))
+    return EXIT_OK
+
+
 # -- settings -------------------------------------------------------------------------------------------
 
 
@@ -314,6 +425,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--query", help="compile as if this were the next user message")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_context)
+
+    p = sub.add_parser("ask", help="one turn with the model, non-interactively")
+    p.add_argument("prompt", help="what to ask")
+    p.add_argument("--session", metavar="ID", help="continue this session (default: a new one)")
+    p.add_argument("--model", help="litellm model string (overrides the setting)")
+    p.add_argument("--api-base", help="base URL of an OpenAI-compatible server")
+    p.add_argument("--json", action="store_true", help="one JSON event a line")
+    p.set_defaults(func=cmd_ask)
+
+    p = sub.add_parser("approvals", help="list actions held for approval")
+    p.add_argument("--session", metavar="ID", help="only this session's")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_approvals)
+    for name, func, text in (
+        ("approve", cmd_approve, "approve a held action; it runs then"),
+        ("deny", cmd_deny, "deny a held action"),
+    ):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("id", help="the approval id (ap-...)")
+        p.add_argument("--json", action="store_true", help="print JSON")
+        p.set_defaults(func=func)
+
+    p = sub.add_parser("reminders", help="list reminders created by scheduled_jobs")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_reminders)
 
     guard = sub.add_parser("guard", help="check commands against pinned red lines")
     guard_sub = guard.add_subparsers(dest="guard_command", metavar="SUBCOMMAND", parser_class=_Parser, required=True)

@@ -6,7 +6,10 @@ as markup, so a pasted log cannot drive the terminal or inject styles. JSON keep
 
 from __future__ import annotations
 
+import json
+import sys
 from dataclasses import asdict
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, Group, RenderableType
@@ -498,3 +501,108 @@ def explanations_view(text: str, explanations: list[RuleExplanation]) -> Rendera
                 line.append("   (needs approval: it writes)", style="dim")
             parts.append(line)
     return Group(*parts)
+
+
+# -- the agent's events, approvals, reminders -----------------------------------------------------------
+
+
+def time_left(expires_at: str, now: datetime | None = None) -> str:
+    seconds = int((datetime.fromisoformat(expires_at) - (now or datetime.now(UTC))).total_seconds())
+    if seconds <= 0:
+        return "expired"
+    return f"{seconds // 60}m{seconds % 60:02d}s left"
+
+
+def approvals_table(rows: list[dict[str, Any]]) -> RenderableType:
+    if not rows:
+        return Text("No actions are waiting for approval.")
+    table = Table(
+        title="Held for approval (approve with `opsassist approve ID`, deny with `opsassist deny ID`)",
+        title_justify="left",
+    )
+    table.add_column("id", style="bold", no_wrap=True)
+    table.add_column("session", no_wrap=True)
+    table.add_column("tool", no_wrap=True)
+    table.add_column("what would run")
+    table.add_column("expires", no_wrap=True)
+    for row in rows:
+        table.add_row(
+            row["id"], row["session_id"], row["tool"], Text(terminal_safe(row["summary"])), time_left(row["expires_at"])
+        )
+    return table
+
+
+def approval_result(approval_id: str, summary: str, result: dict[str, Any]) -> RenderableType:
+    head = Text()
+    head.append(f"approved {approval_id}", style="bold green")
+    head.append(f": {terminal_safe(summary)}")
+    body = result.get("output") if isinstance(result.get("output"), str) else json.dumps(result, indent=2)
+    return Group(head, Text(terminal_safe(str(body))))
+
+
+def reminders_table(rows: list[dict[str, Any]]) -> RenderableType:
+    if not rows:
+        return Text("No reminders.")
+    table = Table(title="Reminders (times UTC)", title_justify="left")
+    for column in ("id", "due", "status", "title", "message", "session"):
+        table.add_column(column, no_wrap=column in ("id", "due", "status", "session"))
+    for row in rows:
+        table.add_row(
+            str(row["id"]),
+            short_time(row["due_at"]),
+            row["status"],
+            Text(terminal_safe(row["title"])),
+            Text(terminal_safe(row["message"])),
+            row["session_id"],
+        )
+    return table
+
+
+def print_event(event: Any) -> None:
+    """Line-mode rendering of one agent event; text deltas are written as they come."""
+    data = event.data
+    if event.type == "text":
+        sys.stdout.write(terminal_safe(data["delta"]))
+        sys.stdout.flush()
+        return
+    console = Console(highlight=False, emoji=False)
+    if event.type == "tool_call":
+        console.print(Text(f"\n→ {data['name']} {terminal_safe(data['arguments'])[:200]}", style="dim"))
+    elif event.type == "tool_result":
+        status = data.get("status", "ok")
+        console.print(Text(f"  ← {status}: {terminal_safe(str(data.get('next_step', '')))[:160]}", style="dim"))
+    elif event.type == "approval_required":
+        console.print(
+            Text(
+                f"\n⏸ held for approval {data['approval_id']}: {terminal_safe(data['action'])}  "
+                f"(opsassist approve {data['approval_id']})",
+                style="bold yellow",
+            )
+        )
+    elif event.type == "blocked":
+        first = data["violations"][0]
+        console.print(
+            Text(
+                f"\n⛔ blocked: {terminal_safe(data['command'])} — crosses pin {first['pin']['id']} "
+                f"«{terminal_safe(first['pin']['text'])}»: {terminal_safe(first['reason'])}",
+                style="bold red",
+            )
+        )
+    elif event.type == "think":
+        console.print(Text(f"\n(thinking, hidden: {terminal_safe(_short(data['text'], 100))})", style="dim italic"))
+    elif event.type == "nudge":
+        console.print(Text(f"(nudged the model to act, attempt {data['attempt']})", style="dim italic"))
+    elif event.type == "reminder":
+        console.print(
+            Text(
+                f"\n⏰ reminder: {terminal_safe(data['title'])} — {terminal_safe(data['message'])}",
+                style="bold magenta",
+            )
+        )
+    elif event.type == "error":
+        console.print(Text(f"\n✗ {terminal_safe(data['message'])}", style="bold red"))
+    elif event.type == "done":
+        if data.get("note"):
+            console.print(Text(f"\n(note: {terminal_safe(data['note'])})", style="yellow"))
+        else:
+            sys.stdout.write("\n")

@@ -32,6 +32,12 @@ def test_importing_the_package_is_light() -> None:
     assert loaded_after("import opsassist, opsassist.store, opsassist.config, opsassist.render") == []
 
 
+def test_the_core_imports_neither_the_ui_nor_the_model_client() -> None:
+    # litellm is imported lazily by the agent, when a model is called; Textual only by the TUI.
+    modules = "opsassist.context, opsassist.guard, opsassist.gateway, opsassist.agent.loop, opsassist.cli"
+    assert loaded_after(f"import {modules}") == []
+
+
 @pytest.mark.parametrize("args", [["sessions"], ["search", "pgbouncer"], ["show", "SESSION"], ["export", "SESSION"]])
 def test_review_commands_load_neither_litellm_nor_textual(args: list[str]) -> None:
     code = textwrap.dedent(
