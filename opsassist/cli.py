@@ -343,6 +343,26 @@ def cmd_reminders(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# -- front ends -------------------------------------------------------------------------------------------
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    from opsassist.config import load_settings
+
+    loaded = load_settings()  # a bad config is a one-line error before any screen is drawn
+    session_id = None
+    if args.session:
+        session_id = _open_store().resolve_session(args.session)
+    if args.plain:
+        from opsassist.plain import run_plain
+
+        return run_plain(loaded, session_id)
+    from opsassist.tui.app import OpsAssistApp
+
+    OpsAssistApp(loaded, session_id).run()
+    return EXIT_OK
+
+
 # -- settings -------------------------------------------------------------------------------------------
 
 
@@ -389,6 +409,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser.add_argument("--version", action="version", version=f"opsassist {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    p = sub.add_parser("chat", help="the chat (the TUI; --plain for a line mode)")
+    p.add_argument("--plain", action="store_true", help="plain line mode instead of the TUI")
+    p.add_argument("--session", metavar="ID", help="resume this session")
+    p.set_defaults(func=cmd_chat)
 
     p = sub.add_parser("sessions", help="list sessions, newest activity first")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -481,7 +506,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        args = parser.parse_args(["sessions"])
+        args = parser.parse_args(["chat"])
     try:
         return int(args.func(args))
     except OpsassistError as exc:

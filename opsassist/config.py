@@ -92,6 +92,12 @@ class Settings(BaseModel):
     disabled_tools: list[str] = Field(default_factory=list)
     """Tools the model may not use; the gateway reports them as unauthorized."""
 
+    theme: str | None = None
+    """TUI theme; unset, the last one chosen from the palette is used (opsassist-dark at first)."""
+
+    keys: dict[str, str] = Field(default_factory=dict)
+    """TUI key remapping: binding id -> key, e.g. {"app.inspector" = "f2"}; `?` in the TUI lists the ids."""
+
 
 @dataclass(frozen=True)
 class LoadedSettings:

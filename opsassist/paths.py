@@ -34,6 +34,11 @@ class Paths:
     def secret_file(self) -> Path:
         return self.data_dir / "approval.key"
 
+    @property
+    def ui_state(self) -> Path:
+        """What the TUI remembers between runs (the chosen theme)."""
+        return self.data_dir / "ui-state.json"
+
 
 def resolve_paths(environ: dict[str, str] | None = None) -> Paths:
     env = os.environ if environ is None else environ

@@ -366,11 +366,11 @@ def context_view(session_id: str, token_model: str, compiled: CompiledContext) -
     table = Table(title=f"Sources of the next request for session {session_id}", title_justify="left")
     table.add_column("msg", justify="right", no_wrap=True)
     table.add_column("turn", justify="right")
-    table.add_column("role", no_wrap=True)
-    table.add_column("weight", no_wrap=True)
-    table.add_column("sent as", no_wrap=True)
-    table.add_column("tokens", justify="right")
-    table.add_column("→ payload", justify="right")
+    table.add_column("role", no_wrap=True, max_width=16, overflow="ellipsis")
+    table.add_column("weight", no_wrap=True, min_width=15)
+    table.add_column("sent as", no_wrap=True, min_width=9)
+    table.add_column("tokens", justify="right", min_width=6)
+    table.add_column("→ payload", justify="right", min_width=4)
     for e in compiled.sources:
         style = TREATMENT_STYLE[e.treatment]
         shown_weight = "held 1.00 (pinned)" if e.treatment == "pinned" else f"{weight_bar(e.weight)} {e.weight:.2f}"
@@ -524,10 +524,17 @@ def approvals_table(rows: list[dict[str, Any]]) -> RenderableType:
     table.add_column("session", no_wrap=True)
     table.add_column("tool", no_wrap=True)
     table.add_column("what would run")
+    table.add_column("why it is held")
     table.add_column("expires", no_wrap=True)
     for row in rows:
+        why = Text(terminal_safe(row.get("why") or ""), style="dim")
         table.add_row(
-            row["id"], row["session_id"], row["tool"], Text(terminal_safe(row["summary"])), time_left(row["expires_at"])
+            row["id"],
+            row["session_id"],
+            row["tool"],
+            Text(terminal_safe(row["summary"])),
+            why,
+            time_left(row["expires_at"]),
         )
     return table
 

@@ -104,6 +104,7 @@ class ApprovalBook:
         arguments: dict[str, Any],
         pin_set: str,
         summary: str,
+        why: str = "",
         now: datetime | None = None,
     ) -> Challenge:
         now = now or datetime.now(UTC)
@@ -116,6 +117,7 @@ class ApprovalBook:
             "created_at": now.isoformat(timespec="milliseconds"),
             "expires_at": (now + self.ttl).isoformat(timespec="milliseconds"),
             "summary": summary,
+            "why": why,
         }
         row["signature"] = self._sign(row)
         self.store.add_approval(row)

@@ -251,7 +251,10 @@ class Gateway:
         self, spec: ToolSpec, arguments: dict[str, Any], what: str, verdict: Verdict | None, pins: list[PinRules]
     ) -> dict[str, Any]:
         pin_set = self.pin_set(pins)
-        why = "; ".join(verdict.notes[:3]) if verdict is not None and verdict.notes else f"{spec.name} is a write"
+        if verdict is not None and verdict.notes:
+            why = "; ".join(verdict.notes[:3])
+        else:
+            why = f"{spec.name} changes state ({spec.description.split('. ')[0].lower()})"
         previous = self.approvals.find(self.session_id, spec.name, arguments)
         status = "approval_required"
         if previous is not None:
@@ -267,7 +270,7 @@ class Gateway:
                 }
             if previous.status == "expired":
                 status = "expired"
-        challenge = self.approvals.issue(self.session_id, spec.name, arguments, pin_set, what, self.clock())
+        challenge = self.approvals.issue(self.session_id, spec.name, arguments, pin_set, what, why, self.clock())
         return self._held_answer(challenge, status, why)
 
     def _held_answer(self, challenge: Challenge, status: str, why: str) -> dict[str, Any]:

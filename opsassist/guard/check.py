@@ -192,6 +192,8 @@ def check_command(command: str, pins: Sequence[PinRules], *, suggest: bool = Tru
         risk = "unknown" if effects else "read"
     notes = [f"{e.action}: {_segment(e)}" for e in effects if e.risk != "read" and not e.unverifiable]
     notes += [f"not verified: {e.unverifiable}" for e in effects if e.unverifiable and not guarded]
+    # The specific red line first: "sends SIGKILL" says more than "writes" when both are crossed.
+    violations.sort(key=lambda v: v.rule.kind == "read_only")
     decision: Decision = "block" if violations else ("allow" if risk == "read" else "approve")
     verdict = Verdict(command, decision, risk, violations, effects, notes)
     if suggest and violations:

@@ -279,6 +279,13 @@ class Store:
             for r in self.db.query("SELECT * FROM messages WHERE session_id = ? ORDER BY id", [session_id])
         ]
 
+    def messages_after(self, session_id: str, after_id: int) -> list[Message]:
+        """Messages added since `after_id`: what a front end has not shown yet."""
+        rows = self.db.query(
+            "SELECT * FROM messages WHERE session_id = ? AND id > ? ORDER BY id", [session_id, after_id]
+        )
+        return [self._message(r) for r in rows]
+
     def message(self, message_id: int) -> Message:
         rows = list(self.db.query("SELECT * FROM messages WHERE id = ?", [message_id]))
         if not rows:
@@ -395,8 +402,8 @@ class Store:
         with self.writing() as db:
             db.execute(
                 "INSERT INTO approvals (id, session_id, tool, arguments, pin_set, status, created_at, expires_at,"
-                " signature, summary) VALUES (:id, :session_id, :tool, :arguments, :pin_set, 'pending',"
-                " :created_at, :expires_at, :signature, :summary)",
+                " signature, summary, why) VALUES (:id, :session_id, :tool, :arguments, :pin_set, 'pending',"
+                " :created_at, :expires_at, :signature, :summary, :why)",
                 row,
             )
 

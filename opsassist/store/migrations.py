@@ -108,3 +108,9 @@ def m004_challenges_and_reminders(db: Database) -> None:
         CREATE INDEX reminders_due ON reminders(status, due_at);
         """
     )
+
+
+@migrations(name="m005_approval_why")
+def m005_approval_why(db: Database) -> None:
+    # Why an action was held (the guard's notes), shown on the approval card next to what will run.
+    db.execute("ALTER TABLE approvals ADD COLUMN why TEXT NOT NULL DEFAULT ''")

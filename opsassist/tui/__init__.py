@@ -1,0 +1,1 @@
+"""The Textual front end. Nothing outside this package imports Textual."""
