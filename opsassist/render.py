@@ -12,6 +12,7 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from rich import box
 from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
@@ -363,17 +364,22 @@ TREATMENT_STYLE = {
 
 
 def context_view(session_id: str, token_model: str, compiled: CompiledContext) -> RenderableType:
-    table = Table(title=f"Sources of the next request for session {session_id}", title_justify="left")
+    table = Table(
+        title=f"Sources of the next request for session {session_id}",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
     table.add_column("msg", justify="right", no_wrap=True)
-    table.add_column("turn", justify="right")
+    table.add_column("turn", justify="right", no_wrap=True)
     table.add_column("role", no_wrap=True, max_width=16, overflow="ellipsis")
-    table.add_column("weight", no_wrap=True, min_width=15)
-    table.add_column("sent as", no_wrap=True, min_width=9)
-    table.add_column("tokens", justify="right", min_width=6)
-    table.add_column("→ payload", justify="right", min_width=4)
+    table.add_column("weight", no_wrap=True)
+    table.add_column("sent as", no_wrap=True)
+    table.add_column("tokens", justify="right", no_wrap=True)
+    table.add_column("in", justify="right", no_wrap=True)
     for e in compiled.sources:
         style = TREATMENT_STYLE[e.treatment]
-        shown_weight = "held 1.00 (pinned)" if e.treatment == "pinned" else f"{weight_bar(e.weight)} {e.weight:.2f}"
+        shown_weight = "1.00 held" if e.treatment == "pinned" else f"{e.weight:.2f} {weight_bar(e.weight, 6)}"
         table.add_row(
             f"#{e.message_id}" if e.message_id else "query",
             str(e.turn),
@@ -386,7 +392,10 @@ def context_view(session_id: str, token_model: str, compiled: CompiledContext) -
     parts: list[RenderableType] = [table]
     totals = Text()
     totals.append(f"tokens ({token_model}): compiled {compiled.compiled_tokens} of raw {compiled.raw_tokens}")
-    totals.append(f"  ({compiled.saving:.1%} saved)", style="bold")
+    if compiled.saving >= 0:
+        totals.append(f"  ({compiled.saving:.1%} saved)", style="bold")
+    else:
+        totals.append(f"  ({-compiled.saving:.1%} more than raw: the pin block is re-sent)", style="bold")
     parts.append(totals)
     parts.append(Text("Payload, in order:", style="bold"))
     for index, (item, tokens) in enumerate(zip(compiled.payload, compiled.payload_tokens, strict=True)):

@@ -341,6 +341,6 @@ def test_context_command_shows_weights_and_the_block(cli) -> None:  # type: igno
     assert by_id[3]["treatment"] == "pinned"
     view = cli("context", session_id[:6], "--query", "can I kill -9 the gateway?").out
     assert "pin block (current, highest priority)" in view
-    assert "held 1.00 (pinned)" in view and "condensed" in view
+    assert "1.00 held" in view and "condensed" in view
     assert "can I kill -9 the gateway?" in view
     assert cli("context", "ffff").code == 2

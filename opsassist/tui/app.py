@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 from textual import work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.message import Message as TextualMessage
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Markdown, Static
@@ -83,7 +83,8 @@ class OpsAssistApp(App[None]):
     #banner { padding: 0 1; background: $warning 20%; color: $foreground; height: auto; }
     #status { height: 1; padding: 0 1; color: $text-muted; }
     #cards { height: auto; max-height: 12; }
-    #live { padding: 0 1; height: auto; }
+    #live-box { height: 40%; padding: 0 1; border-top: dashed $primary 40%; display: none; }
+    #live-box.-streaming { display: block; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
@@ -135,6 +136,8 @@ class OpsAssistApp(App[None]):
             yield Static(NO_MODEL, id="banner")
         yield PinsPanel(self.palette)
         yield Transcript(id="transcript")
+        # The live reply streams outside the transcript, so its growth never reflows the rows above it.
+        yield VerticalScroll(id="live-box")
         yield Vertical(id="cards")
         yield Static("", id="status")
         yield Composer()
@@ -262,11 +265,7 @@ class OpsAssistApp(App[None]):
         self.messages.extend(fresh)
         transcript = self.query_one(Transcript)
         at_end = transcript.is_vertical_scroll_end
-        rows = [MessageRow(m, self.palette) for m in fresh]
-        if self._live is not None:
-            await transcript.mount_all(rows, before=self._live)
-        else:
-            await transcript.mount_all(rows)
+        await transcript.mount_all(MessageRow(m, self.palette) for m in fresh)
         await self._trim_window()
         self._refresh_weights()
         if at_end or self.turn_running:
@@ -507,8 +506,10 @@ class OpsAssistApp(App[None]):
 
     async def _ensure_live(self) -> None:
         if self._live is None:
+            box = self.query_one("#live-box", VerticalScroll)
             self._live = Markdown("", id="live")
-            await self.query_one(Transcript).mount(self._live)
+            await box.mount(self._live)
+            box.add_class("-streaming")
             self._live_stream = Markdown.get_stream(self._live)
             self._set_status("streaming…")
 
@@ -517,8 +518,7 @@ class OpsAssistApp(App[None]):
             chunk = "".join(self._pending_text)
             self._pending_text.clear()
             await self._live_stream.write(chunk)
-            transcript = self.query_one(Transcript)
-            transcript.scroll_end(animate=False)
+            self.query_one("#live-box", VerticalScroll).scroll_end(animate=False)
 
     async def _end_live(self) -> None:
         if self._live is None:
@@ -526,6 +526,7 @@ class OpsAssistApp(App[None]):
         await self._flush_stream()
         await self._live_stream.stop()
         await self._live.remove()
+        self.query_one("#live-box").remove_class("-streaming")
         self._live = None
         self._live_stream = None
 

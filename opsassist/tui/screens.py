@@ -29,6 +29,7 @@ class InspectorScreen(ModalScreen[None]):
     InspectorScreen > VerticalScroll {
         width: 96%; height: 92%; border: round $primary; background: $surface; padding: 0 1;
     }
+    #inspector-body { width: 100%; }
     """
 
     def __init__(self, view: RenderableType) -> None:

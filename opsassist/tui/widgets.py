@@ -31,8 +31,8 @@ from opsassist.textsafe import terminal_safe
 BODY_PREVIEW_CHARS = 3_000
 BODY_EXPANDED_CHARS = 200_000
 PASTE_INLINE_LIMIT = 100_000
-WINDOW = 200
-PAGE = 100
+WINDOW = 100
+PAGE = 80
 
 
 @dataclass(frozen=True)
