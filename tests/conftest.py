@@ -11,6 +11,7 @@ import pytest
 
 from opsassist.cli import main
 from opsassist.store import Store, open_store
+from tests.fake_llm import ScriptedLLM
 
 DATA = Path(__file__).parent / "data"
 CORPORA = Path(__file__).parent / "data" / "corpora"
@@ -26,6 +27,18 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "home"
     monkeypatch.setenv("OPSASSIST_HOME", str(path))
     return path
+
+
+@pytest.fixture
+def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedLLM]:
+    """The scripted OpenAI-compatible server, with the settings that point opsassist at it."""
+    server = ScriptedLLM()
+    monkeypatch.setenv("OPSASSIST_MODEL", "openai/scripted")
+    monkeypatch.setenv("OPSASSIST_API_BASE", server.base_url)
+    monkeypatch.setenv("OPSASSIST_RETRIES", "0")
+    monkeypatch.setenv("OPSASSIST_REQUEST_TIMEOUT", "5")
+    yield server
+    server.close()
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ import os
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -24,20 +23,9 @@ from opsassist.context.compiler import BLOCK_TAG
 from opsassist.gateway import ApprovalError, Gateway, open_gateway
 from opsassist.store import Store
 from tests.fake_llm import ScriptedLLM, Step
+from tests.guard_pins import EN as RED_LINE
 
-RED_LINE = "Production read-only: never run DROP or DELETE, never kill -9 anything, never restart the core gateway."
 NARROW = "Never kill -9 anything and never restart the core gateway."
-
-
-@pytest.fixture
-def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedLLM]:
-    server = ScriptedLLM()
-    monkeypatch.setenv("OPSASSIST_MODEL", "openai/scripted")
-    monkeypatch.setenv("OPSASSIST_API_BASE", server.base_url)
-    monkeypatch.setenv("OPSASSIST_RETRIES", "0")
-    monkeypatch.setenv("OPSASSIST_REQUEST_TIMEOUT", "5")
-    yield server
-    server.close()
 
 
 def make_loop(store: Store, session_id: str, **overrides: Any) -> tuple[AgentLoop, Gateway]:

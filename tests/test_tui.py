@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -22,20 +22,9 @@ from opsassist.tui.app import OpsAssistApp
 from opsassist.tui.screens import InspectorScreen, SessionBrowser
 from opsassist.tui.widgets import PAGE, WINDOW, ApprovalCard, Composer, MessageRow, PinsPanel, Transcript
 from tests.fake_llm import ScriptedLLM, Step
+from tests.guard_pins import EN as RED_LINE
 
-RED_LINE = "Production read-only: never run DROP or DELETE, never kill -9 anything, never restart the core gateway."
 FROZEN = datetime(2026, 11, 29, 3, 30, tzinfo=UTC)
-
-
-@pytest.fixture
-def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedLLM]:
-    server = ScriptedLLM()
-    monkeypatch.setenv("OPSASSIST_MODEL", "openai/scripted")
-    monkeypatch.setenv("OPSASSIST_API_BASE", server.base_url)
-    monkeypatch.setenv("OPSASSIST_RETRIES", "0")
-    monkeypatch.setenv("OPSASSIST_REQUEST_TIMEOUT", "5")
-    yield server
-    server.close()
 
 
 def make_app(session_id: str | None = None, clock: Callable[[], datetime] | None = None) -> OpsAssistApp:

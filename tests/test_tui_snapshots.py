@@ -16,10 +16,10 @@ from opsassist.store import open_store
 from opsassist.tui.app import OpsAssistApp
 from opsassist.tui.screens import InspectorScreen
 from opsassist.tui.widgets import ApprovalCard, Composer, MessageRow
+from tests.guard_pins import EN as RED_LINE
 
 SESSION = "5e55100dbeef"
 FROZEN = datetime(2026, 11, 29, 3, 40, tzinfo=UTC)
-RED_LINE = "Production read-only: never run DROP or DELETE, never kill -9 anything, never restart the core gateway."
 
 
 def seed(home: Path, with_approval: bool = False) -> None:

@@ -276,9 +276,12 @@ HANDLERS: dict[str, Handler] = {}
 
 
 def handles(*names: str) -> Callable[[Handler], Handler]:
+    """Register a handler for command names; an argument may hold several, separated by spaces."""
+
     def register(fn: Handler) -> Handler:
-        for name in names:
-            HANDLERS[name] = fn
+        for group in names:
+            for name in group.split():
+                HANDLERS[name] = fn
         return fn
 
     return register
@@ -408,20 +411,8 @@ def _plain_wrapper(ctx: _Ctx, argv: list[str]) -> list[Effect]:
 
 
 @handles(
-    "taskset",
-    "chrt",
-    "numactl",
-    "unshare",
-    "nsenter",
-    "systemd-run",
-    "strace",
-    "ltrace",
-    "cgexec",
-    "firejail",
-    "proxychains",
-    "proxychains4",
-    "torsocks",
-    "sg",
+    "taskset chrt numactl unshare nsenter systemd-run strace ltrace cgexec firejail proxychains "
+    "proxychains4 torsocks sg"
 )
 def _launcher(ctx: _Ctx, argv: list[str]) -> list[Effect]:
     """Programs that start another program: judge the program they start."""
@@ -1597,17 +1588,7 @@ def _redis(ctx: _Ctx, argv: list[str]) -> list[Effect]:
     return effects
 
 
-@handles(
-    "pg_dump",
-    "pg_dumpall",
-    "mysqldump",
-    "mariadb-dump",
-    "pg_isready",
-    "pg_controldata",
-    "pg_config",
-    "mongodump",
-    "pg_basebackup",
-)
+@handles("pg_dump pg_dumpall mysqldump mariadb-dump pg_isready pg_controldata pg_config mongodump pg_basebackup")
 def _db_read_tools(ctx: _Ctx, argv: list[str]) -> list[Effect]:
     found, _ = _ordered_options(argv[1:], ["-f", "--file", "-D", "--pgdata", "-o", "--out", "-r", "--result-file"])
     outputs = _collect(found, ["-f", "--file", "-o", "--out", "-r", "--result-file", "-D", "--pgdata"])
@@ -1616,18 +1597,8 @@ def _db_read_tools(ctx: _Ctx, argv: list[str]) -> list[Effect]:
 
 
 @handles(
-    "dropdb",
-    "dropuser",
-    "createdb",
-    "createuser",
-    "vacuumdb",
-    "reindexdb",
-    "clusterdb",
-    "pg_restore",
-    "mysqladmin",
-    "mongorestore",
-    "pg_ctl",
-    "pg_ctlcluster",
+    "dropdb dropuser createdb createuser vacuumdb reindexdb clusterdb pg_restore mysqladmin mongorestore "
+    "pg_ctl pg_ctlcluster"
 )
 def _db_admin_tools(ctx: _Ctx, argv: list[str]) -> list[Effect]:
     name = argv[0].rsplit("/", 1)[-1]

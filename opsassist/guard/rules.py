@@ -282,6 +282,10 @@ def _service_rules(scope: str, builder: _Builder) -> None:
             )
 
 
+def _sql_rule(verb: str, source: str) -> Rule:
+    return Rule(id=f"sql:{verb}", kind="sql_verb", summary=f"SQL {verb}", verb=verb, source=source)
+
+
 def derive_rules(text: str, patterns: list[str] | tuple[str, ...] = ()) -> list[Rule]:
     """The enforceable rules in a pin's text, plus one rule per explicit pattern."""
     builder = _Builder()
@@ -296,32 +300,14 @@ def derive_rules(text: str, patterns: list[str] | tuple[str, ...] = ()) -> list[
         )  # type: ignore[union-attr]
     for scope in _scopes(text):
         for match in _SQL_UPPER.finditer(scope):
-            verb = match.group(1)
-            builder.add(Rule(id=f"sql:{verb}", kind="sql_verb", summary=f"SQL {verb}", verb=verb, source=verb))
+            builder.add(_sql_rule(match.group(1), match.group(1)))
         for match in _SQL_LOWER.finditer(scope):
             for word in re.findall(_SQL_VERB_WORD, match.group(), re.IGNORECASE):
-                verb = word.upper()
-                builder.add(
-                    Rule(
-                        id=f"sql:{verb}",
-                        kind="sql_verb",
-                        summary=f"SQL {verb}",
-                        verb=verb,
-                        source=match.group(),
-                    )
-                )
+                builder.add(_sql_rule(word.upper(), match.group()))
         for pattern, verb in _SQL_CHINESE:
             found = pattern.search(scope)
             if found:
-                builder.add(
-                    Rule(
-                        id=f"sql:{verb}",
-                        kind="sql_verb",
-                        summary=f"SQL {verb}",
-                        verb=verb,
-                        source=found.group(),
-                    )
-                )
+                builder.add(_sql_rule(verb, found.group()))
         sigkill = _SIGKILL.search(scope)
         if sigkill:
             builder.add(Rule(id="signal:KILL", kind="sigkill", summary="SIGKILL (kill -9)", source=sigkill.group()))
