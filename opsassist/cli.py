@@ -248,7 +248,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     import asyncio
 
     from opsassist import render
-    from opsassist.agent.llm import FALLBACK_TOKEN_MODEL, token_counter
+    from opsassist.agent.llm import token_counter
     from opsassist.agent.loop import AgentLoop
     from opsassist.agent.model import ModelConfig, ModelError
     from opsassist.gateway import open_gateway
@@ -258,15 +258,14 @@ def cmd_ask(args: argparse.Namespace) -> int:
         model = ModelConfig.from_settings(loaded.settings, args.model, args.api_base)
     except ModelError as exc:
         raise UsageError(str(exc)) from None
-    token_model = model.model if model.model else FALLBACK_TOKEN_MODEL
     loop = AgentLoop(
         store,
         session_id,
         loaded.settings,
         open_gateway(store, session_id, loaded),
         model,
-        token_counter(token_model),
-        token_model,
+        token_counter(model.model),
+        model.model,
     )
 
     async def run() -> int:

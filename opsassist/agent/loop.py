@@ -13,6 +13,7 @@ the streamed text deltas are written to the record as they happen; the finished 
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -92,8 +93,6 @@ class AgentLoop:
         ]
 
     async def run_turn(self, user_text: str) -> AsyncIterator[Event]:
-        import time
-
         self.stats = TurnStats()
         for event in self.due_reminders():
             yield event

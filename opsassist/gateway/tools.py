@@ -11,6 +11,7 @@ are substituted into argv elements and never reach a shell, and the filled comma
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shlex
@@ -249,12 +250,12 @@ def run_process(argv: list[str], limits: RunLimits, timeout: float | None = None
     except subprocess.TimeoutExpired:
         timed_out = True
         # The command's children (pipelines, sudo, ssh) share its process group: end them all.
-        with _suppress_lookup():
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGTERM)
         try:
             output, _ = proc.communicate(timeout=2)
         except subprocess.TimeoutExpired:
-            with _suppress_lookup():
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
             output, _ = proc.communicate()
     text, truncated = _cap(output or b"", limits.output_cap_bytes)
@@ -268,14 +269,6 @@ def run_process(argv: list[str], limits: RunLimits, timeout: float | None = None
     if timed_out:
         result["timed_out"] = f"killed after {seconds:g} s"
     return result
-
-
-class _suppress_lookup:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: type[BaseException] | None, *_: object) -> bool:
-        return kind is ProcessLookupError
 
 
 def run_shell(command: str, limits: RunLimits, timeout: float | None = None) -> dict[str, Any]:

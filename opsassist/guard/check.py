@@ -84,7 +84,7 @@ class Verdict:
 
 # Stands for "fail closed" in a violation: no rule of the pin was crossed, but the command could not be judged.
 _UNVERIFIABLE = Rule(
-    id="fail_closed", kind="pattern", summary="commands that cannot be verified while a red line is pinned"
+    id="fail_closed", kind="fail_closed", summary="commands that cannot be verified while a red line is pinned"
 )
 
 

@@ -22,7 +22,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-RuleKind = Literal["sql_verb", "sigkill", "kill_any", "service", "read_only", "delete", "pattern"]
+RuleKind = Literal["sql_verb", "sigkill", "kill_any", "service", "read_only", "delete", "pattern", "fail_closed"]
 
 SQL_VERBS = ("DROP", "DELETE", "TRUNCATE", "UPDATE", "ALTER", "INSERT", "GRANT", "REVOKE", "MERGE", "CREATE")
 _PROHIBITION = re.compile(

@@ -316,7 +316,3 @@ def _statements_with_meta(sql: str) -> list[str]:
     if buffer:
         out.extend(split_statements("\n".join(buffer)))
     return out
-
-
-def strings_removed(sql: str) -> str:
-    return _STRINGS.sub("''", sql)

@@ -87,12 +87,6 @@ def open_store(path: Path | str) -> Store:
     return store
 
 
-def memory_store() -> Store:
-    store = Store(sqlite3.connect(":memory:"), Path(":memory:"))
-    store._prepare()
-    return store
-
-
 def fts_query(text: str) -> str:
     """Turn what a person typed into an FTS5 query: every word must appear, no operator syntax."""
     words = [w for w in re.split(r"\s+", text.strip()) if w]
@@ -353,13 +347,6 @@ class Store:
             db.execute("UPDATE pins SET unpinned_at = ? WHERE id = ?", [utc_now(), current["id"]])
             row = next(db.query("SELECT * FROM pins WHERE id = ?", [current["id"]]))
         return self._pin(row)
-
-    def set_pin_rules(self, pin_id: int, rules: list[dict[str, Any]], patterns: list[str]) -> None:
-        with self.writing() as db:
-            db.execute(
-                "UPDATE pins SET rules = ?, patterns = ? WHERE id = ?",
-                [_json(rules), _json(patterns), pin_id],
-            )
 
     def _active_pin_row(self, message_id: int) -> dict[str, Any] | None:
         rows = list(self.db.query("SELECT * FROM pins WHERE message_id = ? AND unpinned_at IS NULL", [message_id]))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, ClassVar
 
 from rich.console import Group, RenderableType
@@ -437,7 +437,3 @@ class ApprovalCard(Widget, can_focus=True):
 
     def action_defer(self) -> None:
         self.post_message(self.Deferred())
-
-
-def now_utc() -> datetime:
-    return datetime.now(UTC)
