@@ -112,6 +112,8 @@ def test_search_schema_execute_streams_and_records(llm: ScriptedLLM, store: Stor
     kinds = [(m.role, m.kind) for m in store.messages(session)]
     assert kinds[0] == ("user", "chat") and kinds[-1] == ("assistant", "chat")
     assert {e["type"] for e in store.events(session)} >= {"tool_call", "tool_result", "done"}
+    done = events[-1].data
+    assert done["compiled_tokens"] > 0 and done["raw_tokens"] > 0
 
 
 def test_seed_paralysis_case(llm: ScriptedLLM, store: Store, cli) -> None:  # type: ignore[no-untyped-def]

@@ -220,6 +220,9 @@ class AgentLoop:
                         "message_id": final.id,
                         "rounds": round_number,
                         "usage": reply.usage,
+                        # Token accounting of the last request: what was sent versus the raw history.
+                        "compiled_tokens": compiled.compiled_tokens,
+                        "raw_tokens": compiled.raw_tokens,
                         "note": note,
                     },
                 )

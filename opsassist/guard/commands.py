@@ -101,7 +101,7 @@ WRITE_COMMANDS = frozenset(
 INTERPRETERS = frozenset(
     (
         "python python2 python3 perl ruby node nodejs php lua luajit Rscript pwsh powershell "
-        "osascript deno bun tclsh wish irb ipython"
+        "osascript deno bun tclsh wish irb ipython expect"
     ).split()
 )
 SHELLS = frozenset(["sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish", "csh", "tcsh", "busybox"])
@@ -203,13 +203,31 @@ def _analyse_line(line: str, via: tuple[str, ...], depth: int) -> list[Effect]:
     return effects
 
 
+# Variables whose value is a command some program will run (pagers, editors, ssh, hooks).
+COMMAND_VARIABLES = frozenset(
+    "PAGER MANPAGER GIT_PAGER SYSTEMD_PAGER EDITOR VISUAL GIT_EDITOR KUBE_EDITOR GIT_SSH_COMMAND GIT_SSH "
+    "GIT_ASKPASS SSH_ASKPASS BROWSER PROMPT_COMMAND BASH_ENV ENV LESSOPEN LESSCLOSE".split()
+)
+LOADER_VARIABLES = frozenset("LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT PYTHONSTARTUP PERL5OPT NODE_OPTIONS".split())
+
+
+def _assignment_effects(ctx: _Ctx, assignments: list[tuple[str, str]]) -> list[Effect]:
+    effects: list[Effect] = []
+    for name, value in assignments:
+        if name in COMMAND_VARIABLES and value.strip():
+            effects += _recurse_shell(ctx, value, f"${name}", [f"{name}={value}"])
+        elif name in LOADER_VARIABLES and value.strip():
+            effects += ctx.unverifiable([f"{name}={value}"], f"{name} loads code into the command that is not seen")
+    return effects
+
+
 def _invocation_effects(invocation: Invocation, depth: int) -> list[Effect]:
     ctx = _Ctx(invocation, invocation.via, depth)
     effects = [
         ctx.effect(invocation.argv, "write", f"writes file {target.replace(DYNAMIC, '…')}")
         for target in invocation.writes
     ]
-    return effects + _argv_effects(ctx, list(invocation.argv))
+    return effects + _assignment_effects(ctx, invocation.assignments) + _argv_effects(ctx, list(invocation.argv))
 
 
 def display(argv: Iterable[str]) -> str:
@@ -387,13 +405,17 @@ def _sudo(ctx: _Ctx, argv: list[str]) -> list[Effect]:
 def _env(ctx: _Ctx, argv: list[str]) -> list[Effect]:
     opts, rest = split_options(argv[1:], ["-u", "--unset", "-C", "--chdir", "-S", "--split-string"])
     split = option(opts, "-S", "--split-string")
+    assignments = []
     while rest and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", rest[0]):
+        name, _, value = rest[0].partition("=")
+        assignments.append((name, value))
         rest = rest[1:]
+    effects = _assignment_effects(ctx, assignments)
     if split is not None:
-        return _recurse_shell(ctx, split + " " + shlex.join(rest), "env -S", argv)
+        return effects + _recurse_shell(ctx, split + " " + shlex.join(rest), "env -S", argv)
     if not rest:
-        return [ctx.effect(argv, "read", "env (prints the environment)")]
-    return _recurse(ctx, rest, None)
+        return effects + [ctx.effect(argv, "read", "env (prints the environment)")]
+    return effects + _recurse(ctx, rest, None)
 
 
 @handles("timeout")
@@ -589,6 +611,87 @@ def _trap(ctx: _Ctx, argv: list[str]) -> list[Effect]:
     if len(argv) >= 3 and argv[1] not in ("-l", "-p", "-", ""):
         return _recurse_shell(ctx, argv[1], "trap", argv)
     return [ctx.effect(argv, "read", "trap")]
+
+
+@handles("export", "declare", "typeset", "local", "readonly")
+def _export(ctx: _Ctx, argv: list[str]) -> list[Effect]:
+    assignments = [tuple(a.split("=", 1)) for a in argv[1:] if re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", a)]
+    return _assignment_effects(ctx, assignments) or [ctx.effect(argv, "read", argv[0])]  # type: ignore[arg-type]
+
+
+@handles("alias")
+def _alias(ctx: _Ctx, argv: list[str]) -> list[Effect]:
+    """`alias k='kill -9'` decides what a later word runs: judge the alias body as if it ran."""
+    effects: list[Effect] = []
+    for definition in argv[1:]:
+        name, eq, body = definition.partition("=")
+        if eq and body.strip():
+            effects += _recurse_shell(ctx, body, f"alias {name}", argv)
+    return effects or [ctx.effect(argv, "read", "alias (lists aliases)")]
+
+
+@handles("at", "batch")
+def _at(ctx: _Ctx, argv: list[str]) -> list[Effect]:
+    """`at` runs its standard input later: judge that now."""
+    opts, _ = split_options(argv[1:], ["-f", "-q", "-t", "-m"], stop_at_positional=False)
+    if has(opts, "-l", "-c", "-r", "-d"):
+        return [ctx.effect(argv, "write" if has(opts, "-r", "-d") else "read", "at (queue)")]
+    if option(opts, "-f"):
+        return ctx.unverifiable(argv, f"at runs the file {option(opts, '-f')}, whose content is not seen")
+    stdin = ctx.invocation.stdin
+    if stdin is None or stdin.text is None:
+        source = stdin.source if stdin else "the terminal"
+        return ctx.unverifiable(argv, f"at schedules commands from {source}, which are not seen")
+    return [ctx.effect(argv, "write", "at (schedules a job)")] + _recurse_shell(ctx, stdin.text, "at", argv)
+
+
+@handles("crontab")
+def _crontab(ctx: _Ctx, argv: list[str]) -> list[Effect]:
+    """A new crontab runs its commands later: judge each entry's command now."""
+    opts, rest = split_options(argv[1:], ["-u"], stop_at_positional=False)
+    if has(opts, "-l"):
+        return [ctx.effect(argv, "read", "crontab -l")]
+    if has(opts, "-r", "-e", "-i"):
+        return [ctx.effect(argv, "write", "crontab (changes scheduled jobs)", deletes=has(opts, "-r"))]
+    stdin = ctx.invocation.stdin
+    if rest and rest[0] != "-":
+        return ctx.unverifiable(argv, f"crontab installs {rest[0]}, whose content is not seen")
+    if stdin is None or stdin.text is None:
+        return ctx.unverifiable(argv, "crontab installs entries that are not seen")
+    effects = [ctx.effect(argv, "write", "crontab (replaces scheduled jobs)")]
+    for line in stdin.text.splitlines():
+        fields = line.split(None, 5)
+        if line.strip().startswith("#") or "=" in (fields[0] if fields else "="):
+            continue
+        command = (
+            line.split(None, 1)[1]
+            if line.startswith("@") and len(fields) > 1
+            else (fields[5] if len(fields) == 6 else "")
+        )
+        if command:
+            effects += _recurse_shell(ctx, command, "crontab entry", argv)
+    return effects
+
+
+@handles("tmux", "screen")
+def _terminal_multiplexer(ctx: _Ctx, argv: list[str]) -> list[Effect]:
+    """`tmux send-keys` / `screen -X stuff` type into another shell: judge what they type."""
+    name = argv[0].rsplit("/", 1)[-1]
+    args = argv[1:]
+    if name == "tmux" and ("send-keys" in args or "send" in args):
+        index = args.index("send-keys") if "send-keys" in args else args.index("send")
+        keys = [
+            a
+            for a in split_positionals(args[index + 1 :], ["-t", "-N", "-X"])
+            if not re.fullmatch(r"Enter|C-m|C-j|KPEnter|Escape|Space|Tab", a)
+        ]
+        return [ctx.effect(argv, "unknown", "tmux send-keys")] + _recurse_shell(ctx, " ".join(keys), "tmux", argv)
+    if name == "screen" and "stuff" in args:
+        typed = args[args.index("stuff") + 1] if args.index("stuff") + 1 < len(args) else ""
+        return [ctx.effect(argv, "unknown", "screen stuff")] + _recurse_shell(
+            ctx, typed.replace("\\n", "\n").replace("\\r", "\n"), "screen", argv
+        )
+    return [ctx.effect(argv, "unknown", name)]
 
 
 @handles("eval")
@@ -1789,9 +1892,27 @@ def _compress(ctx: _Ctx, argv: list[str]) -> list[Effect]:
     return [ctx.effect(argv, "write", f"{argv[0]} (writes files)")]
 
 
+GIT_COMMAND_KEYS = re.compile(
+    r"^(core\.(pager|editor|sshcommand|fsmonitor|askpass|hookspath)|alias\..*|.*\.(textconv|command|process|"
+    r"proxycommand|external|helper|cmd)|pager\..*|sequence\.editor|gpg\.program|credential\..*)$",
+    re.IGNORECASE,
+)
+
+
 @handles("git")
 def _git(ctx: _Ctx, argv: list[str]) -> list[Effect]:
-    _, rest = split_options(argv[1:], ["-C", "-c", "--git-dir", "--work-tree", "--namespace"])
+    found, _ = _ordered_options(argv[1:], ["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"])
+    effects: list[Effect] = []
+    for name, value in found:
+        key, _, command = value.partition("=")
+        if name == "-c" and GIT_COMMAND_KEYS.match(key) and command.strip():
+            # `git -c core.pager='…' log` runs that command; an alias starting with ! runs a shell line.
+            effects += _recurse_shell(ctx, command.lstrip("!"), f"git -c {key}", argv)
+    _, rest = split_options(argv[1:], ["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"])
+    return effects + _git_verb(ctx, argv, rest)
+
+
+def _git_verb(ctx: _Ctx, argv: list[str], rest: list[str]) -> list[Effect]:
     verb = rest[0] if rest else ""
     read = (
         "status",
@@ -1823,11 +1944,9 @@ def _git(ctx: _Ctx, argv: list[str]) -> list[Effect]:
     return [ctx.effect(argv, "write", f"git {verb}", deletes=verb in ("rm", "clean"))]
 
 
-@handles("crontab", "atq")
-def _crontab(ctx: _Ctx, argv: list[str]) -> list[Effect]:
-    if argv[0].endswith("atq") or "-l" in argv:
-        return [ctx.effect(argv, "read", f"{argv[0]} -l")]
-    return [ctx.effect(argv, "write", argv[0], deletes="-r" in argv)]
+@handles("atq")
+def _atq(ctx: _Ctx, argv: list[str]) -> list[Effect]:
+    return [ctx.effect(argv, "read", "atq")]
 
 
 @handles("sysctl")
@@ -1874,6 +1993,13 @@ def _dmesg(ctx: _Ctx, argv: list[str]) -> list[Effect]:
     if any(a in ("-c", "-C", "--clear", "--read-clear", "-n", "--console-level", "-D", "-E") for a in argv[1:]):
         return [ctx.effect(argv, "write", "dmesg (clears or changes the kernel log)")]
     return [ctx.effect(argv, "read", "dmesg")]
+
+
+@handles("man")
+def _man(ctx: _Ctx, argv: list[str]) -> list[Effect]:
+    found, _ = _ordered_options(argv[1:], ["-P", "--pager", "-M", "--manpath", "-L", "--locale", "-S", "-s", "-C"])
+    pager = [value for name, value in found if name in ("-P", "--pager")]
+    return [ctx.effect(argv, "read", "man")] + [e for p in pager for e in _recurse_shell(ctx, p, "man -P", argv)]
 
 
 @handles("sort", "yq", "jq", "openssl")

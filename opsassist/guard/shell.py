@@ -62,6 +62,8 @@ class Invocation:
     """Wrappers it runs inside, outermost first (`ssh db-prod-3`, `sudo`, `bash -c`)."""
     substituted: list[list[str]] = field(default_factory=list)
     """argv of the commands inside its arguments' substitutions: `kill $(pgrep core-gateway)`."""
+    assignments: list[tuple[str, str]] = field(default_factory=list)
+    """Variables set for this command (`PAGER='...' man ls`): some of them name a program that will run."""
 
 
 @dataclass
@@ -165,6 +167,21 @@ def word_value(node: Any) -> str:
     return _unescape_word(_text(node))
 
 
+def _assignment(node: Any) -> tuple[str, str]:
+    """(name, value) of `NAME=value`; the value after quote removal, DYNAMIC where only known at run time."""
+    name = ""
+    value = ""
+    seen_equals = False
+    for child in node.children:
+        if child.type == "variable_name" and not seen_equals:
+            name = _text(child)
+        elif child.type == "=":
+            seen_equals = True
+        elif seen_equals:
+            value += word_value(child)
+    return name, value
+
+
 class _Walker:
     def __init__(self, source: str, via: tuple[str, ...]) -> None:
         self.source = source
@@ -185,6 +202,11 @@ class _Walker:
             return self.substitutions(node)
         if kind == "function_definition":
             self.defines_function = True
+        if kind == "variable_assignment":
+            # `PAGER='kill -9 1'; man ls`: a variable set for the rest of the line may name a program.
+            name, value = _assignment(node)
+            self.invocations.append(Invocation(argv=[], text=_text(node), via=self.via, assignments=[(name, value)]))
+            return self.substitutions(node)
         produced: list[Invocation] = []
         for child in node.children:
             produced += self.walk(child, stdin)
@@ -206,10 +228,12 @@ class _Walker:
         inner: list[Invocation] = []
         writes: list[str] = []
         substituted: list[list[str]] = []
+        assignments: list[tuple[str, str]] = []
         for child in node.children:
             kind = child.type
             if kind == "variable_assignment":
                 inner += self.substitutions(child)
+                assignments.append(_assignment(child))
             elif kind == "herestring_redirect":
                 value = "".join(word_value(c) for c in child.children if c.type != "<<<")
                 stdin = Stdin(value + "\n", "a here-string")
@@ -243,7 +267,13 @@ class _Walker:
         produced = list(inner)
         if argv:
             invocation = Invocation(
-                argv=argv, text=_text(node), stdin=stdin, writes=writes, via=self.via, substituted=substituted
+                argv=argv,
+                text=_text(node),
+                stdin=stdin,
+                writes=writes,
+                via=self.via,
+                substituted=substituted,
+                assignments=assignments,
             )
             self.invocations.append(invocation)
             produced.append(invocation)
@@ -375,6 +405,7 @@ def _restore(invocation: Invocation, back: dict[int, str]) -> None:
     invocation.text = invocation.text.translate(back)
     invocation.writes = [w.translate(back) for w in invocation.writes]
     invocation.substituted = [[a.translate(back) for a in argv] for argv in invocation.substituted]
+    invocation.assignments = [(n, v.translate(back)) for n, v in invocation.assignments]
     if invocation.stdin is not None:
         text = invocation.stdin.text
         invocation.stdin = Stdin(
