@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from opsassist.guard.commands import ANY_TARGET, DISRUPTIVE, Effect, Risk, analyse_command, signal_label
+from opsassist.guard.commands import ANY_TARGET, DISRUPTIVE, Effect, Risk, analyse_command, program, signal_label
 from opsassist.guard.rules import ANY, Rule, derive_rules
 from opsassist.guard.shell import DYNAMIC
 
@@ -208,7 +208,7 @@ def _alternative_for(effect: Effect, rule: Rule) -> str | None:
     argv = list(effect.argv)
     if not argv or any(DYNAMIC in a for a in argv[:1]):
         return None
-    name = argv[0].rsplit("/", 1)[-1]
+    name = program(argv)
     if rule.kind in ("sigkill",) and name == "kill" and effect.targets:
         pids = [t for t in effect.targets if re.fullmatch(r"\d+", t)]
         if pids:

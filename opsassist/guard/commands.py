@@ -230,8 +230,9 @@ def _invocation_effects(invocation: Invocation, depth: int) -> list[Effect]:
     return effects + _assignment_effects(ctx, invocation.assignments) + _argv_effects(ctx, list(invocation.argv))
 
 
-def display(argv: Iterable[str]) -> str:
-    return shlex.join(a.replace(DYNAMIC, "$…") for a in argv)
+def program(argv: list[str]) -> str:
+    """The program's name without its directory: `/usr/bin/kill` -> `kill`."""
+    return argv[0].rsplit("/", 1)[-1]
 
 
 # -- option parsing ---------------------------------------------------------------------------------------
@@ -438,7 +439,7 @@ def _plain_wrapper(ctx: _Ctx, argv: list[str]) -> list[Effect]:
 )
 def _launcher(ctx: _Ctx, argv: list[str]) -> list[Effect]:
     """Programs that start another program: judge the program they start."""
-    name = argv[0].rsplit("/", 1)[-1]
+    name = program(argv)
     values = {
         "taskset": ["-p"],
         "chrt": [],
@@ -676,7 +677,7 @@ def _crontab(ctx: _Ctx, argv: list[str]) -> list[Effect]:
 @handles("tmux", "screen")
 def _terminal_multiplexer(ctx: _Ctx, argv: list[str]) -> list[Effect]:
     """`tmux send-keys` / `screen -X stuff` type into another shell: judge what they type."""
-    name = argv[0].rsplit("/", 1)[-1]
+    name = program(argv)
     args = argv[1:]
     if name == "tmux" and ("send-keys" in args or "send" in args):
         index = args.index("send-keys") if "send-keys" in args else args.index("send")
@@ -718,7 +719,7 @@ def _source(ctx: _Ctx, argv: list[str]) -> list[Effect]:
 
 @handles(*SHELLS)
 def _shell(ctx: _Ctx, argv: list[str]) -> list[Effect]:
-    name = argv[0].rsplit("/", 1)[-1]
+    name = program(argv)
     args = argv[1:]
     if name == "busybox":
         return _recurse(ctx, args, "busybox") if args else [ctx.effect(argv, "read", "busybox")]
@@ -769,7 +770,7 @@ CODE_FLAGS = frozenset({"-c", "-e", "-E", "-r", "-p", "--eval", "--print", "--co
 
 @handles(*INTERPRETERS)
 def _interpreter(ctx: _Ctx, argv: list[str]) -> list[Effect]:
-    name = argv[0].rsplit("/", 1)[-1]
+    name = program(argv)
     args = argv[1:]
     if args and all(a in ("--version", "-V", "-v", "--help", "-h") for a in args):
         return [ctx.effect(argv, "read", f"{name} --version")]
@@ -949,7 +950,7 @@ def _dash_signal(args: list[str]) -> tuple[str | None, list[str]]:
 
 @handles("pkill", "killall", "skill", "killall5")
 def _pkill(ctx: _Ctx, argv: list[str]) -> list[Effect]:
-    name = argv[0].rsplit("/", 1)[-1]
+    name = program(argv)
     if "-l" in argv[1:] or "--list" in argv[1:]:
         return [ctx.effect(argv, "read", f"{name} -l (lists signals)")]
     spec, args = _dash_signal(argv[1:])
@@ -1073,7 +1074,7 @@ def _service(ctx: _Ctx, argv: list[str]) -> list[Effect]:
 
 @handles("reboot", "shutdown", "halt", "poweroff", "telinit", "init")
 def _reboot(ctx: _Ctx, argv: list[str]) -> list[Effect]:
-    name = argv[0].rsplit("/", 1)[-1]
+    name = program(argv)
     if name == "shutdown" and "-c" in argv:
         return [ctx.effect(argv, "write", "shutdown -c (cancels a shutdown)")]
     if name in ("init", "telinit") and (len(argv) < 2 or argv[1] not in ("0", "6", "1", "s", "S")):
@@ -1096,7 +1097,7 @@ CONTAINER_READ = frozenset(
 
 @handles("docker", "podman", "nerdctl", "docker-compose", "podman-compose")
 def _docker(ctx: _Ctx, argv: list[str]) -> list[Effect]:
-    name = argv[0].rsplit("/", 1)[-1]
+    name = program(argv)
     global_values = (
         "-H --host --context -c --config -l --log-level -f --file -p --project-name "
         "--project-directory --env-file --profile"
@@ -1345,7 +1346,7 @@ def _helm(ctx: _Ctx, argv: list[str]) -> list[Effect]:
 
 @handles("supervisorctl", "pm2")
 def _process_manager(ctx: _Ctx, argv: list[str]) -> list[Effect]:
-    name = argv[0].rsplit("/", 1)[-1]
+    name = program(argv)
     positional = split_positionals(argv[1:], ["-c", "--configuration", "-s", "--serverurl", "-u", "-p"])
     verb = positional[0] if positional else "status"
     if verb in tuple("status avail list ls jlist logs tail show describe monit pid version help".split()):
@@ -1365,7 +1366,7 @@ def _process_manager(ctx: _Ctx, argv: list[str]) -> list[Effect]:
 
 @handles("nginx", "apachectl", "apache2ctl", "httpd", "haproxy", "envoy", "caddy", "traefik")
 def _server_binary(ctx: _Ctx, argv: list[str]) -> list[Effect]:
-    name = argv[0].rsplit("/", 1)[-1]
+    name = program(argv)
     args = argv[1:]
     if any(
         a in tuple("-t -T -v -V -c configtest -S status version validate --version -h --help fullstatus -tt".split())
@@ -1524,7 +1525,7 @@ def _mysql(ctx: _Ctx, argv: list[str]) -> list[Effect]:
 
 @handles("sqlite3", "sqlite", "duckdb")
 def _sqlite(ctx: _Ctx, argv: list[str]) -> list[Effect]:
-    name = argv[0].rsplit("/", 1)[-1]
+    name = program(argv)
     values = ("-cmd -init -separator -nullvalue -newline -vfs -c -s -mmap -pagecache -lookaside -heap -maxsize").split()
     found, positional = _ordered_options(argv[1:], values)
     if _collect(found, ["-init"]):
@@ -1538,7 +1539,7 @@ def _sqlite(ctx: _Ctx, argv: list[str]) -> list[Effect]:
 @handles("clickhouse-client", "clickhouse")
 def _clickhouse(ctx: _Ctx, argv: list[str]) -> list[Effect]:
     args = argv[1:]
-    if argv[0].rsplit("/", 1)[-1] == "clickhouse":
+    if program(argv) == "clickhouse":
         if not args or args[0] not in ("client", "local"):
             return [ctx.effect(argv, "unknown", "clickhouse")]
         args = args[1:]
@@ -1559,7 +1560,7 @@ def _clickhouse(ctx: _Ctx, argv: list[str]) -> list[Effect]:
 
 @handles("cqlsh", "cockroach", "trino", "presto", "snowsql", "usql", "bq")
 def _other_sql(ctx: _Ctx, argv: list[str]) -> list[Effect]:
-    name = argv[0].rsplit("/", 1)[-1]
+    name = program(argv)
     args = argv[1:]
     if name == "cockroach":
         if not args or args[0] != "sql":
@@ -1695,7 +1696,7 @@ def _redis(ctx: _Ctx, argv: list[str]) -> list[Effect]:
 def _db_read_tools(ctx: _Ctx, argv: list[str]) -> list[Effect]:
     found, _ = _ordered_options(argv[1:], ["-f", "--file", "-D", "--pgdata", "-o", "--out", "-r", "--result-file"])
     outputs = _collect(found, ["-f", "--file", "-o", "--out", "-r", "--result-file", "-D", "--pgdata"])
-    name = argv[0].rsplit("/", 1)[-1]
+    name = program(argv)
     return [ctx.effect(argv, "read", name)] + [ctx.effect(argv, "write", f"writes file {p}") for p in outputs]
 
 
@@ -1704,7 +1705,7 @@ def _db_read_tools(ctx: _Ctx, argv: list[str]) -> list[Effect]:
     "pg_ctl pg_ctlcluster"
 )
 def _db_admin_tools(ctx: _Ctx, argv: list[str]) -> list[Effect]:
-    name = argv[0].rsplit("/", 1)[-1]
+    name = program(argv)
     verbs = {
         "dropdb": ("DROP",),
         "dropuser": ("DROP",),
@@ -2004,7 +2005,7 @@ def _man(ctx: _Ctx, argv: list[str]) -> list[Effect]:
 
 @handles("sort", "yq", "jq", "openssl")
 def _maybe_output_file(ctx: _Ctx, argv: list[str]) -> list[Effect]:
-    name = argv[0].rsplit("/", 1)[-1]
+    name = program(argv)
     found, _ = _ordered_options(argv[1:], ["-o", "--output", "-out", "-keyout"])
     outputs = [v for n, v in found if n in ("-o", "--output", "-out", "-keyout")]
     if name == "yq" and any(n in ("-i", "--inplace") for n, _ in found):
