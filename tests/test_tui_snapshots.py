@@ -15,7 +15,7 @@ from opsassist.config import load_settings
 from opsassist.store import open_store
 from opsassist.tui.app import OpsAssistApp
 from opsassist.tui.screens import InspectorScreen
-from opsassist.tui.widgets import ApprovalCard, Composer, MessageRow
+from opsassist.tui.widgets import ApprovalCard, Composer, MessageRow, Transcript
 from tests.guard_pins import EN as RED_LINE
 
 SESSION = "5e55100dbeef"
@@ -74,6 +74,9 @@ async def settle(pilot: Pilot[None], rows: int = 7) -> None:
             break
         await pilot.pause(0.05)
     pilot.app.query_one(Composer).cursor_blink = False
+    await pilot.pause(0.2)
+    # Pin the scroll position: rows settle their heights over a few frames after mounting.
+    pilot.app.query_one(Transcript).scroll_end(animate=False, immediate=True)
     await pilot.pause(0.2)
 
 

@@ -28,7 +28,7 @@ from opsassist.context import ContextError
 from opsassist.context.compiler import TokenCounter
 from opsassist.gateway import META_TOOLS, Gateway
 from opsassist.gateway.approvals import canonical
-from opsassist.store import Store
+from opsassist.store import Message, Store
 
 EventType = Literal[
     "text", "think", "tool_call", "tool_result", "approval_required", "blocked", "nudge", "reminder", "error", "done"
@@ -92,11 +92,12 @@ class AgentLoop:
             for r in self.store.take_due_reminders(now)
         ]
 
-    async def run_turn(self, user_text: str) -> AsyncIterator[Event]:
+    async def run_turn(self, user_text: str, recorded: Message | None = None) -> AsyncIterator[Event]:
+        """One turn. `recorded` is the user message if a front end already stored it (to show it at once)."""
         self.stats = TurnStats()
         for event in self.due_reminders():
             yield event
-        message = self.store.add_message(self.session_id, "user", user_text)
+        message = recorded or self.store.add_message(self.session_id, "user", user_text)
         if self.store.session(self.session_id).title is None:
             self.store.set_title(self.session_id, " ".join(user_text.split())[:TITLE_CHARS])
         if self.model is None:

@@ -251,10 +251,7 @@ class Gateway:
         self, spec: ToolSpec, arguments: dict[str, Any], what: str, verdict: Verdict | None, pins: list[PinRules]
     ) -> dict[str, Any]:
         pin_set = self.pin_set(pins)
-        if verdict is not None and verdict.notes:
-            why = "; ".join(verdict.notes[:3])
-        else:
-            why = f"{spec.name} changes state ({spec.description.split('. ')[0].lower()})"
+        why = "; ".join(verdict.notes[:3]) if verdict is not None and verdict.notes else f"{spec.name} is a write"
         previous = self.approvals.find(self.session_id, spec.name, arguments)
         status = "approval_required"
         if previous is not None:

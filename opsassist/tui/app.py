@@ -353,7 +353,9 @@ class OpsAssistApp(App[None]):
             return
         self.turn_running = True
         self._set_status("waiting for the model…")
-        self.run_turn(session_id, text)
+        recorded = await self.store_thread.run(lambda s: s.add_message(session_id, "user", text))
+        await self.sync_messages()
+        self.run_turn(session_id, text, recorded)
 
     async def _slash_pin(self, command: str) -> None:
         parts = command.split()
@@ -396,7 +398,7 @@ class OpsAssistApp(App[None]):
         self._refresh_weights()
 
     @work(thread=True, exclusive=True, group="turn")
-    def run_turn(self, session_id: str, text: str) -> None:
+    def run_turn(self, session_id: str, text: str, recorded: Message) -> None:
         from opsassist.agent.llm import token_counter
         from opsassist.agent.loop import AgentLoop
         from opsassist.agent.model import ModelConfig, ModelError
@@ -407,7 +409,6 @@ class OpsAssistApp(App[None]):
             try:
                 model = ModelConfig.from_settings(self.settings)
             except ModelError as exc:
-                store.add_message(session_id, "user", text)
                 self.post_message(AgentEvent(Event("error", {"message": str(exc), "fatal": True})))
                 self.post_message(AgentEvent(Event("done", {})))
                 return
@@ -422,7 +423,7 @@ class OpsAssistApp(App[None]):
             )
 
             async def consume() -> None:
-                async for event in loop.run_turn(text):
+                async for event in loop.run_turn(text, recorded):
                     self.post_message(AgentEvent(event))
 
             asyncio.run(consume())
