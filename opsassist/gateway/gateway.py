@@ -326,37 +326,28 @@ class Gateway:
         result = self.run(spec, challenge.arguments)
         self.store.record_approval_result(approval_id, result)
         shown = json.dumps(result, ensure_ascii=False)[:RESULT_NOTE_CAP]
-        self.store.add_message(
-            self.session_id,
-            "user",
-            f"[opsassist] The person approved {approval_id} and it ran: {what}\nResult: {shown}",
-            kind="note",
-            meta={"approval_id": approval_id},
-        )
-        record_event(
-            self.store,
-            self.session_id,
+        self._record_decision(
+            approval_id,
             "approved",
-            {"approval_id": approval_id, "tool": spec.name, "command": what, "summary": "approved and ran"},
+            f"[opsassist] The person approved {approval_id} and it ran: {what}\nResult: {shown}",
+            {"tool": spec.name, "command": what, "summary": "approved and ran"},
         )
         return result
 
     def deny(self, approval_id: str) -> Challenge:
         challenge = self.approvals.deny(approval_id)
-        self.store.add_message(
-            self.session_id,
-            "user",
-            f"[opsassist] The person denied {approval_id}: {challenge.summary}. Do not retry it.",
-            kind="note",
-            meta={"approval_id": approval_id},
-        )
-        record_event(
-            self.store,
-            self.session_id,
+        self._record_decision(
+            approval_id,
             "denied",
-            {"approval_id": approval_id, "tool": challenge.tool, "command": challenge.summary},
+            f"[opsassist] The person denied {approval_id}: {challenge.summary}. Do not retry it.",
+            {"tool": challenge.tool, "command": challenge.summary},
         )
         return challenge
+
+    def _record_decision(self, approval_id: str, decision: str, note: str, details: dict[str, Any]) -> None:
+        """The person's decision goes into the record twice: as an event, and as a note the model reads next."""
+        self.store.add_message(self.session_id, "user", note, kind="note", meta={"approval_id": approval_id})
+        record_event(self.store, self.session_id, decision, {"approval_id": approval_id, **details})
 
 
 def validate_arguments(spec: ToolSpec, arguments: dict[str, Any]) -> list[str]:
