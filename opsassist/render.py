@@ -125,6 +125,13 @@ def _event_line(event: dict[str, Any]) -> Text:
     return line
 
 
+def in_time_order(messages: list[tuple[str, Any]], events: list[dict[str, Any]]) -> list[tuple[bool, Any]]:
+    """(is_event, item) for stamped messages and events merged by time; a message precedes an event stamped alike."""
+    merged = [(stamp, 0, item) for stamp, item in messages] + [(e["created_at"], 1, e) for e in events]
+    merged.sort(key=lambda entry: entry[:2])
+    return [(bool(is_event), item) for _, is_event, item in merged]
+
+
 def transcript(store: Store, session_id: str) -> RenderableType:
     summary = store.session(session_id)
     pins = {p.message_id: p for p in store.pins(session_id)}
@@ -149,10 +156,7 @@ def transcript(store: Store, session_id: str) -> RenderableType:
             pin_lines.append("   " + pin_rules_line(pin.rules) + "\n", style="dim" if pin.rules else "yellow")
         parts.append(Panel(pin_lines, title="Red lines in force", border_style="red", title_align="left"))
     # Messages and events in time order; a message comes before an event with the same stamp.
-    timeline: list[tuple[str, int, Any]] = [(m.created_at, 0, m) for m in messages]
-    timeline += [(e["created_at"], 1, e) for e in events]
-    timeline.sort(key=lambda item: (item[0], item[1]))
-    for _, is_event, item in timeline:
+    for is_event, item in in_time_order([(m.created_at, m) for m in messages], events):
         if is_event:
             parts.append(_event_line(item))
             continue
@@ -267,10 +271,7 @@ def export_markdown(store: Store, session_id: str) -> str:
     approvals = [e for e in doc["events"] if e["type"] in ("approval_required", "approved", "denied", "expired")]
     out.append("## Timeline")
     out.append("")
-    timeline: list[tuple[str, int, dict[str, Any]]] = [(m["created_at"], 0, m) for m in doc["messages"]]
-    timeline += [(e["created_at"], 1, e) for e in doc["events"]]
-    timeline.sort(key=lambda item: (item[0], item[1]))
-    for _, is_event, item in timeline:
+    for is_event, item in in_time_order([(m["created_at"], m) for m in doc["messages"]], doc["events"]):
         if is_event:
             out.append(
                 f"- **{item['type'].replace('_', ' ')}** at {short_time(item['created_at'])} UTC: "

@@ -487,18 +487,15 @@ type = "string"
     assert blocked["status"] == "blocked"
 
 
-def test_bad_tools_file_is_a_one_line_error(store: Store, home: Path, cli) -> None:  # type: ignore[no-untyped-def]
+def test_bad_tools_file_is_a_one_line_error(llm: ScriptedLLM, home: Path, cli) -> None:  # type: ignore[no-untyped-def]
     home.mkdir(parents=True, exist_ok=True)
     (home / "tools.toml").write_text('[[tools]]\nname = "x_tool"\ncommand = "rm -rf /"\n')
-    session = store.create_session()
-    message = store.add_message(session, "user", "x")
-    assert message.id
-    result = cli("approvals")
-    assert result.code == 0  # reading the record never needs the tools file
-    from opsassist.config import ConfigError
-
-    with pytest.raises(ConfigError, match="tool 'x_tool'.*command"):
-        make_loop(store, session)
+    assert cli("approvals").code == 0  # reading the record never needs the tools file
+    result = cli("ask", "hello")
+    assert result.code == 2
+    assert len(result.err.strip().splitlines()) == 1
+    assert str(home / "tools.toml") in result.err and "tool 'x_tool'" in result.err and "command" in result.err
+    assert llm.requests == []  # nothing was sent
 
 
 # -- the command line ---------------------------------------------------------------------------------

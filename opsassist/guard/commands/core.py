@@ -107,6 +107,17 @@ class Ctx:
     def unverifiable(self, argv: list[str], reason: str, suggestion: str | None = None) -> list[Effect]:
         return [self.effect(argv, "unknown", "cannot be verified", unverifiable=reason, suggestion=suggestion)]
 
+    def piped_input(self, argv: list[str], reader: str, what: str, advice: str | None = None) -> str | list[Effect]:
+        """The text `reader` takes on stdin when the line itself shows it; otherwise the effects that say why
+        it cannot be judged: from a terminal, an interactive session nobody checks (risk unknown); piped from
+        something unseen, it cannot be verified."""
+        stdin = self.invocation.stdin
+        if stdin is None:
+            return [self.effect(argv, "unknown", f"an interactive {reader} (what you type there is not checked)")]
+        if stdin.text is None:
+            return self.unverifiable(argv, f"{what} from {stdin.source} would reach {reader} unseen", advice)
+        return stdin.text
+
 
 MAX_DEPTH = 12
 
@@ -122,16 +133,9 @@ def analyse_command(line: str) -> list[Effect]:
 
 
 def analyse_line(line: str, via: tuple[str, ...], depth: int) -> list[Effect]:
+    whole = Ctx(Invocation(argv=[], text=line, via=via), via, depth)  # for verdicts on the line as a whole
     if depth > MAX_DEPTH:
-        return [
-            Effect(
-                segment=line,
-                risk="unknown",
-                action="cannot be verified",
-                via=via,
-                unverifiable="commands are nested too deeply to analyse",
-            )
-        ]
+        return whole.unverifiable([], "commands are nested too deeply to analyse")
     parsed = parse_line(line, via)
     if parsed.error and _looks_like_sql(line):
         # SQL typed at a shell prompt (`SELECT count(*) FROM t` is not valid shell): judge it as SQL.
@@ -146,16 +150,9 @@ def analyse_line(line: str, via: tuple[str, ...], depth: int) -> list[Effect]:
             False,
         )
     if parsed.error:
-        return [
-            Effect(
-                segment=line,
-                risk="unknown",
-                action="cannot be verified",
-                via=via,
-                unverifiable=parsed.error,
-                suggestion="check the quoting, or split it into simple commands and run them one by one",
-            )
-        ]
+        return whole.unverifiable(
+            [], parsed.error, "check the quoting, or split it into simple commands and run them one by one"
+        )
     effects: list[Effect] = []
     for invocation in parsed.invocations:
         effects += _invocation_effects(invocation, depth)
@@ -377,16 +374,12 @@ def sql_effects(
             )
         reads_stdin = True
     if not sql_parts and reads_stdin:
-        stdin = ctx.invocation.stdin
-        if stdin is None:
-            return [ctx.effect(argv, "unknown", f"an interactive {client} session (what you type is not checked)")]
-        if stdin.text is None:
-            return ctx.unverifiable(
-                argv,
-                f"SQL from {stdin.source} is piped into {client} and would run unseen",
-                "put the SQL on the command line (-c/-e) so it can be checked",
-            )
-        sql_parts = [stdin.text]
+        piped = ctx.piped_input(
+            argv, f"{client} session", "SQL", "put the SQL on the command line (-c/-e) so it can be checked"
+        )
+        if isinstance(piped, list):
+            return piped
+        sql_parts = [piped]
     if not sql_parts:
         return [ctx.effect(argv, "read", client)]
     effects: list[Effect] = []

@@ -155,12 +155,10 @@ def _mongo(ctx: Ctx, argv: list[str]) -> list[Effect]:
         return ctx.unverifiable(argv, f"mongosh runs {scripts[0]}, whose content is not seen")
     code = " ".join(collect(found, ["--eval"]))
     if not code:
-        stdin = ctx.invocation.stdin
-        if stdin is None:
-            return [ctx.effect(argv, "unknown", "an interactive mongosh session (not checked)")]
-        if stdin.text is None:
-            return ctx.unverifiable(argv, f"code from {stdin.source} is piped into mongosh and would run unseen")
-        code = stdin.text
+        piped = ctx.piped_input(argv, "mongosh session", "code")
+        if isinstance(piped, list):
+            return piped
+        code = piped
     if DYNAMIC in code:
         return ctx.unverifiable(argv, "the mongosh code is only known at run time")
     verbs = [verb for pattern, verb in MONGO_PATTERNS if pattern.search(code)]
@@ -209,12 +207,10 @@ def _redis(ctx: Ctx, argv: list[str]) -> list[Effect]:
         return ctx.unverifiable(argv, "a redis Lua script is not analysed")
     commands = [rest] if rest else []
     if not rest:
-        stdin = ctx.invocation.stdin
-        if stdin is None:
-            return [ctx.effect(argv, "unknown", "an interactive redis-cli session (not checked)")]
-        if stdin.text is None:
-            return ctx.unverifiable(argv, f"commands from {stdin.source} are piped into redis-cli unseen")
-        commands = [shlex.split(line, posix=True) for line in stdin.text.splitlines() if line.strip()]
+        piped = ctx.piped_input(argv, "redis-cli session", "commands")
+        if isinstance(piped, list):
+            return piped
+        commands = [shlex.split(line, posix=True) for line in piped.splitlines() if line.strip()]
     effects = []
     for command in commands:
         name = command[0].upper()

@@ -27,12 +27,8 @@ def _ssh(ctx: Ctx, argv: list[str]) -> list[Effect]:
         return [ctx.effect(argv, "unknown", "ssh")]
     host, remote = rest[0], rest[1:]
     if not remote:
-        stdin = ctx.invocation.stdin
-        if stdin is None:
-            return [ctx.effect(argv, "unknown", f"an interactive login on {host} (what you type there is not checked)")]
-        if stdin.text is None:
-            return ctx.unverifiable(argv, f"commands from {stdin.source} are piped to {host} and would run unseen")
-        return recurse_shell(ctx, stdin.text, f"ssh {host}", argv)
+        piped = ctx.piped_input(argv, f"login on {host}", "commands")
+        return piped if isinstance(piped, list) else recurse_shell(ctx, piped, f"ssh {host}", argv)
     # The remote side joins the arguments with spaces and hands them to its shell.
     return recurse_shell(ctx, " ".join(remote), f"ssh {host}", argv)
 

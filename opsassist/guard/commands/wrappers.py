@@ -399,16 +399,8 @@ def _shell(ctx: Ctx, argv: list[str]) -> list[Effect]:
             f"{name} runs the script {positional[0]}, whose content is not seen",
             f"inspect it first (cat {positional[0]}) and run what you need directly",
         )
-    stdin = ctx.invocation.stdin
-    if stdin is None:
-        return [ctx.effect(argv, "unknown", f"an interactive {name} (what you type there is not checked)")]
-    if stdin.text is None:
-        return ctx.unverifiable(
-            argv,
-            f"data from {stdin.source} is piped into {name} and would run unseen",
-            "save it to a file, read it, and run the commands you need directly",
-        )
-    return recurse_shell(ctx, stdin.text, f"{name} (stdin)", argv)
+    piped = ctx.piped_input(argv, name, "data", "save it to a file, read it, and run the commands you need directly")
+    return piped if isinstance(piped, list) else recurse_shell(ctx, piped, f"{name} (stdin)", argv)
 
 
 CODE_FLAGS = frozenset({"-c", "-e", "-E", "-r", "-p", "--eval", "--print", "--command", "-x"})
